@@ -1,0 +1,159 @@
+// Conversions between formats: one rounding core that every conversion funnels into
+// (as SoftFloat's roundPack), options as values, and named conventions that reproduce a PTX
+// instruction or a library's behaviour.
+//
+// Semantics are written out in docs/conversions.md; sources in ../shared/spec/NUMERICS.md §2.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tcemu/format.hpp"
+
+namespace tcemu {
+
+// Rounding of a value that the destination cannot hold exactly.
+enum class Round : uint8_t {
+  rn,   // to nearest, ties to even
+  rna,  // to nearest, ties away from zero
+  rz,   // toward zero
+  rd,   // toward -inf (PTX .rm)
+  ru,   // toward +inf (PTX .rp)
+  rs,   // stochastic: random bits added to the discarded bits, round away on carry
+};
+std::optional<Round> parse_round(std::string_view s);  // also accepts PTX "rm", "rp"
+std::string_view to_string(Round r);
+
+// A NaN input, when the destination has NaN codes.
+enum class NanOut : uint8_t {
+  canonical,         // the destination's canonical NaN, sign dropped (PTX, CUDA host)
+  keep_sign,         // canonical NaN with the input's sign (ml_dtypes: -NaN -> e4m3 0xFF)
+  all_ones,          // the all-ones code, sign bit set (gfloat)
+  payload,           // IEEE: sign kept, payload's high bits kept, quiet bit set (x86, f64<->f32)
+};
+// A NaN input, when the destination has no NaN (e2m1, e2m3, e3m2, ints).
+enum class NanToFinite : uint8_t {
+  plus_max,   // +MAX_NORM (PTX .satfinite, CUDA host, CUTLASS for +NaN)
+  signed_max, // MAX_NORM with the NaN's sign (CUTLASS exmy: -NaN -> -6 for e2m1)
+  neg_zero,   // -0 (ml_dtypes)
+  zero,       // +0 (PTX float-to-integer conversions)
+  undefined,  // no defined result: the conversion reports Flag::undefined (LLVM APFloat, gfloat)
+};
+// A negative input into an unsigned format (ue8m0, ue4m3, u8, u4).
+enum class NegToUnsigned : uint8_t {
+  magnitude,  // the sign is ignored (PTX cvt ue8m0, CUDA host, CUTLASS)
+  nan,        // NaN (ml_dtypes, gfloat)
+  zero,       // clamp to 0 (PTX float-to-unsigned-integer; a negative that rounds to 0 is 0)
+  undefined,
+};
+
+struct ConvertOptions {
+  Round round = Round::rn;
+  // Overflow (|rounded| > MAX_NORM, or Inf input) gives ±MAX_NORM. Without it: IEEE
+  // overflow (Inf if the destination has Inf, else NaN if it has NaN, else MAX_NORM), where a
+  // rounding toward zero gives MAX_NORM as IEEE 754 says.
+  bool satfinite = false;
+  bool relu = false;  // negative results become +0; NaN stays NaN (canonical)
+  bool ftz = false;   // subnormal inputs and subnormal results become zero of the same sign
+  NanOut nan_out = NanOut::canonical;
+  NanToFinite nan_to_finite = NanToFinite::plus_max;
+  NegToUnsigned neg_to_unsigned = NegToUnsigned::magnitude;
+  // Stochastic rounding: how many random bits are added, aligned to the most significant
+  // discarded bit. 0 selects the PTX width for the destination (f16 13, bf16 16, 8/6/4-bit
+  // formats 8, others 32).
+  uint8_t rs_bits = 0;
+};
+
+enum Flag : uint8_t {
+  kInexact = 1,
+  kOverflow = 2,
+  kUnderflow = 4,   // tiny and inexact
+  kInvalid = 8,     // NaN into a format without NaN, negative into unsigned
+  kUndefined = 16,  // the options define no result for this input (see NanToFinite::undefined)
+};
+
+struct ConvertResult {
+  uint64_t code = 0;
+  uint8_t flags = 0;
+  bool operator==(const ConvertResult&) const = default;
+};
+
+// Default random-bit width for stochastic rounding into `to`.
+int default_rs_bits(Fmt to);
+
+// Converts one code of `from` into `to`. `rbits` is used with Round::rs only (its low
+// rs_bits bits). Integer formats take part as exact integers: into an integer format the
+// value is rounded to an integer with `round` and clamped to its range (PTX semantics).
+ConvertResult convert(Fmt from, Fmt to, uint64_t code, const ConvertOptions& opt, uint32_t rbits = 0);
+
+// Rounds an exact binary value (-1)^sign * sig * 2^exp into `to`. `sticky` says that the true
+// value has further nonzero bits below sig's lowest bit (its magnitude is slightly larger):
+// with it, a value known to 64 significant bits rounds correctly in every mode except rs.
+ConvertResult round_value(bool sign, uint64_t sig, int exp, bool sticky, Fmt to, const ConvertOptions& opt,
+                          uint32_t rbits = 0);
+// NaN and Inf inputs through the same policy (negative Inf when sign).
+ConvertResult round_nan(bool sign, Fmt to, const ConvertOptions& opt);
+ConvertResult round_inf(bool sign, Fmt to, const ConvertOptions& opt);
+
+// Bytes that one element of a format occupies in the array API: 1 for formats of 8 bits or
+// fewer (in the low bits), 2 for 16-bit, 4 for f32/tf32, 8 for f64.
+size_t container_bytes(Fmt f);
+
+// A conversion prepared once and applied to many codes: picks a specialised kernel where one
+// exists (f32 to f16, bf16, e4m3, e5m2, e2m1, ...), else runs the scalar core.
+class Converter {
+ public:
+  Converter(Fmt from, Fmt to, const ConvertOptions& opt);
+  Fmt from() const { return from_; }
+  Fmt to() const { return to_; }
+  const ConvertOptions& options() const { return opt_; }
+  ConvertResult operator()(uint64_t code, uint32_t rbits = 0) const { return convert(from_, to_, code, opt_, rbits); }
+  // Converts n elements stored in their natural containers (container_bytes). `rbits` (one
+  // per element) is required with Round::rs (std::invalid_argument without it) and ignored
+  // otherwise. Flags are not reported.
+  void run(const void* src, void* dst, size_t n, const uint32_t* rbits = nullptr) const;
+  bool has_fast_kernel() const { return kernel_ != nullptr; }
+
+ private:
+  using Kernel = void (*)(const void*, void*, size_t);
+  Fmt from_, to_;
+  ConvertOptions opt_;
+  Kernel kernel_ = nullptr;
+  std::shared_ptr<const std::vector<uint64_t>> table_;  // every source code's result
+};
+
+// ---------------------------------------------------------------------------------------
+// Named conventions: presets of options plus the combinations they allow.
+
+struct Convention {
+  std::string_view name;
+  std::string_view summary;  // one line: whose behaviour, and what stands out
+  std::string_view source;   // where the behaviour comes from (NUMERICS.md section, file)
+};
+std::span<const Convention> conventions();
+const Convention* find_convention(std::string_view name);
+
+// What the user asked for on top of a convention: unset fields keep the convention's value.
+struct OptionRequest {
+  std::optional<Round> round;
+  std::optional<bool> satfinite;
+  std::optional<bool> relu;
+  std::optional<bool> ftz;
+};
+
+// Resolves a request under a convention for one (from, to) pair: the options to use, or an
+// error message naming what the convention does not allow ("ptx: cvt to e4m3 exists only as
+// .rn.satfinite").
+struct Resolved {
+  std::optional<ConvertOptions> options;
+  std::string error;
+};
+Resolved resolve(std::string_view convention, Fmt from, Fmt to, const OptionRequest& req);
+
+}  // namespace tcemu

@@ -1,0 +1,178 @@
+// The array API: specialised kernels for the hot conversions, the scalar core otherwise.
+//
+// - f32 to a float format with subnormals (f16, bf16, e4m3, e5m2, e3m2, e2m3, e2m1) in
+//   rn/rna/rz/rd/ru, with or without satfinite, default NaN policy: one branch-free integer
+//   kernel per destination and mode (see f32_to_narrow below), vectorised by the compiler.
+// - 8- and 16-bit sources: a table of every code's result, built once per Converter.
+// Every kernel is checked against the scalar core over all inputs by tests/convert.
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "tcemu/convert.hpp"
+
+namespace tcemu {
+namespace {
+
+template <typename T>
+T load(const void* p, size_t i) {
+  T v;
+  std::memcpy(&v, static_cast<const unsigned char*>(p) + i * sizeof(T), sizeof(T));
+  return v;
+}
+
+uint64_t load_code(const void* p, size_t bytes, size_t i) {
+  switch (bytes) {
+    case 1: return static_cast<const uint8_t*>(p)[i];
+    case 2: return load<uint16_t>(p, i);
+    case 4: return load<uint32_t>(p, i);
+    default: return load<uint64_t>(p, i);
+  }
+}
+
+void store_code(void* p, size_t bytes, size_t i, uint64_t v) {
+  unsigned char* b = static_cast<unsigned char*>(p) + i * bytes;
+  switch (bytes) {
+    case 1: *b = static_cast<uint8_t>(v); break;
+    case 2: { uint16_t t = static_cast<uint16_t>(v); std::memcpy(b, &t, 2); break; }
+    case 4: { uint32_t t = static_cast<uint32_t>(v); std::memcpy(b, &t, 4); break; }
+    default: std::memcpy(b, &v, 8); break;
+  }
+}
+
+// f32 -> narrow float format D, rounding R, saturation SAT. Branch-free per element:
+//   mag = ((grid binade - dest emin binade) << m) + rounded significand
+// which makes the rounding carry ripple into the exponent field, as in hardware.
+template <Fmt D, Round R, bool SAT>
+struct F32ToNarrow {
+  static constexpr FormatInfo fi = info(D);
+  static constexpr int m = fi.man_bits;
+  static constexpr int32_t emin_b = fi.emin() + 127;  // dest's smallest normal, f32-biased
+  static constexpr uint32_t max_mag =
+      static_cast<uint32_t>(((fi.emax() + fi.bias) << m) | (fi.max_sig() & ((1u << m) - 1)));
+  static constexpr uint32_t inf_mag = fi.has_inf() ? static_cast<uint32_t>(((1u << fi.exp_bits) - 1) << m)
+                                      : fi.has_nan() ? static_cast<uint32_t>((1u << (fi.exp_bits + m)) - 1)
+                                                     : max_mag;
+  static constexpr uint32_t nan_code = fi.has_nan() ? static_cast<uint32_t>((1u << (fi.exp_bits + m)) - 1) : max_mag;
+  static constexpr int sign_shift = fi.width - 1;
+  using Out = std::conditional_t<(fi.width <= 8), uint8_t, uint16_t>;
+
+  static inline Out one(uint32_t u) {
+    const uint32_t sign = u >> 31;
+    const uint32_t a = u & 0x7fffffffu;
+    const int32_t eb = static_cast<int32_t>(a >> 23);
+    const uint32_t mant = (a & 0x7fffffu) | (eb ? 0x800000u : 0u);
+    const int32_t e1 = eb ? eb : 1;
+    const int32_t eg = e1 > emin_b ? e1 : emin_b;
+    int32_t shift = (23 - m) + (eg - e1);
+    shift = shift < 31 ? shift : 31;
+    uint32_t kept = mant >> shift;
+    const uint32_t rem = mant & ((1u << shift) - 1u);
+    const uint32_t half = 1u << (shift - 1);
+    uint32_t up;
+    if constexpr (R == Round::rn) up = (rem > half) | ((rem == half) & kept);
+    else if constexpr (R == Round::rna) up = rem >= half;
+    else if constexpr (R == Round::rz) up = 0;
+    else if constexpr (R == Round::ru) up = (sign ^ 1u) & (rem != 0);
+    else up = sign & (rem != 0);  // rd
+    kept += up & 1u;
+    const uint32_t mag = (static_cast<uint32_t>(eg - emin_b) << m) + kept;
+    // Overflow target without saturation: rounding toward zero gives MAX (IEEE).
+    uint32_t ovf;
+    if constexpr (SAT || R == Round::rz) ovf = max_mag;
+    else if constexpr (R == Round::ru) ovf = sign ? max_mag : inf_mag;
+    else if constexpr (R == Round::rd) ovf = sign ? inf_mag : max_mag;
+    else ovf = inf_mag;
+    uint32_t r = mag > max_mag ? ovf : mag;
+    const bool is_inf = a == 0x7f800000u;
+    r = is_inf ? (SAT ? max_mag : inf_mag) : r;
+    r |= sign << sign_shift;
+    r = a > 0x7f800000u ? nan_code : r;  // NaN: canonical (formats without NaN: +MAX)
+    return static_cast<Out>(r);
+  }
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+  __attribute__((target_clones("avx2", "default")))
+#endif
+  static void run(const void* src, void* dst, size_t n) {
+    const uint32_t* in = static_cast<const uint32_t*>(src);
+    Out* out = static_cast<Out*>(dst);
+    for (size_t i = 0; i < n; ++i) out[i] = one(in[i]);
+  }
+};
+
+template <Fmt D, bool SAT>
+void (*f32_kernel_for(Round r))(const void*, void*, size_t) {
+  switch (r) {
+    case Round::rn: return &F32ToNarrow<D, Round::rn, SAT>::run;
+    case Round::rna: return &F32ToNarrow<D, Round::rna, SAT>::run;
+    case Round::rz: return &F32ToNarrow<D, Round::rz, SAT>::run;
+    case Round::rd: return &F32ToNarrow<D, Round::rd, SAT>::run;
+    case Round::ru: return &F32ToNarrow<D, Round::ru, SAT>::run;
+    default: return nullptr;
+  }
+}
+
+template <Fmt D>
+void (*f32_kernel(const ConvertOptions& o))(const void*, void*, size_t) {
+  return o.satfinite ? f32_kernel_for<D, true>(o.round) : f32_kernel_for<D, false>(o.round);
+}
+
+// The options under which the f32 kernels compute exactly what the scalar core does.
+bool f32_kernel_applies(const ConvertOptions& o) {
+  return o.round != Round::rs && !o.relu && !o.ftz && o.nan_out == NanOut::canonical &&
+         o.nan_to_finite == NanToFinite::plus_max;
+}
+
+}  // namespace
+
+Converter::Converter(Fmt from, Fmt to, const ConvertOptions& opt) : from_(from), to_(to), opt_(opt) {
+  if (from == Fmt::f32 && f32_kernel_applies(opt)) {
+    switch (to) {
+      case Fmt::f16: kernel_ = f32_kernel<Fmt::f16>(opt); break;
+      case Fmt::bf16: kernel_ = f32_kernel<Fmt::bf16>(opt); break;
+      case Fmt::e4m3: kernel_ = f32_kernel<Fmt::e4m3>(opt); break;
+      case Fmt::e5m2: kernel_ = f32_kernel<Fmt::e5m2>(opt); break;
+      case Fmt::e3m2: kernel_ = f32_kernel<Fmt::e3m2>(opt); break;
+      case Fmt::e2m3: kernel_ = f32_kernel<Fmt::e2m3>(opt); break;
+      case Fmt::e2m1: kernel_ = f32_kernel<Fmt::e2m1>(opt); break;
+      default: break;
+    }
+  }
+  if (!kernel_ && info(from).width <= 16 && opt.round != Round::rs) {
+    const size_t n = size_t{1} << info(from).width;
+    auto t = std::make_shared<std::vector<uint64_t>>(n);
+    for (size_t c = 0; c < n; ++c) (*t)[c] = convert(from, to, c, opt).code;
+    table_ = std::move(t);
+  }
+}
+
+void Converter::run(const void* src, void* dst, size_t n, const uint32_t* rbits) const {
+  if (opt_.round == Round::rs && rbits == nullptr)
+    throw std::invalid_argument("Converter::run: stochastic rounding (rs) needs one random word per element");
+  if (kernel_) { kernel_(src, dst, n); return; }
+  const size_t sb = container_bytes(from_), db = container_bytes(to_);
+  if (table_) {
+    const uint64_t* t = table_->data();
+    const uint64_t mask = table_->size() - 1;
+    if (sb == 1 && db == 1) {
+      const uint8_t* in = static_cast<const uint8_t*>(src);
+      uint8_t* out = static_cast<uint8_t*>(dst);
+      for (size_t i = 0; i < n; ++i) out[i] = static_cast<uint8_t>(t[in[i] & mask]);
+      return;
+    }
+    if (sb == 1 && db == 4) {
+      const uint8_t* in = static_cast<const uint8_t*>(src);
+      uint32_t* out = static_cast<uint32_t*>(dst);
+      for (size_t i = 0; i < n; ++i) out[i] = static_cast<uint32_t>(t[in[i] & mask]);
+      return;
+    }
+    for (size_t i = 0; i < n; ++i) store_code(dst, db, i, t[load_code(src, sb, i) & mask]);
+    return;
+  }
+  for (size_t i = 0; i < n; ++i)
+    store_code(dst, db, i, convert(from_, to_, load_code(src, sb, i), opt_, rbits ? rbits[i] : 0).code);
+}
+
+}  // namespace tcemu

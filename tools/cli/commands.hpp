@@ -1,0 +1,18 @@
+// Each subcommand of the tcemu command line registers itself here: a cmd_NAME.cpp defines
+// add_NAME_command and main.cpp calls it. Errors in input give exit status 2.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace tcemu::cli {
+
+// A subcommand sets `run` to the function to call when it was chosen; it returns the exit
+// status.
+using Runner = std::function<int()>;
+void add_info_command(CLI::App& app, Runner& run);
+void add_decode_command(CLI::App& app, Runner& run);
+void add_convert_command(CLI::App& app, Runner& run);
+void add_demo_command(CLI::App& app, Runner& run);
+
+}  // namespace tcemu::cli

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <stdexcept>
 #include <vector>
 
 namespace tcemu {
@@ -113,6 +114,16 @@ std::optional<uint64_t> encode_exact(Fmt f, bool sign, uint64_t sig, int exp) {
     return pack(fi, sign, static_cast<uint64_t>(e + fi.bias), s & ((uint64_t{1} << fi.man_bits) - 1));
   }
   return pack(fi, sign, 0, s);
+}
+
+void decode_codes(Fmt f, const uint8_t* codes, Decoded8* out, size_t n) {
+  if (info(f).width > 8) throw std::invalid_argument("decode_codes: " + std::string(info(f).name) + " is wider than 8 bits");
+  Decoded8 table[256];
+  for (int c = 0; c < 256; ++c) {
+    Decoded d = decode(f, static_cast<uint64_t>(c));
+    table[c] = {d.sign, d.cls, static_cast<int8_t>(d.exp), static_cast<uint8_t>(d.sig)};
+  }
+  for (size_t i = 0; i < n; ++i) out[i] = table[codes[i]];
 }
 
 std::string to_hex(Fmt f, uint64_t code) {

@@ -161,6 +161,18 @@ constexpr Decoded decode(Fmt f, uint64_t code) {
 
 constexpr Class classify(Fmt f, uint64_t code) { return decode(f, code).cls; }
 
+// The compact form of a decoded code of a format of 8 bits or fewer (4 bytes; every field
+// fits: significands up to 2^8, exponents -136..127).
+struct Decoded8 {
+  bool sign;
+  Class cls;
+  int8_t exp;
+  uint8_t sig;
+};
+// Decodes n codes of a format of 8 bits or fewer through a table (std::invalid_argument for
+// a wider format). The fast path for operand decoding.
+void decode_codes(Fmt f, const uint8_t* codes, Decoded8* out, size_t n);
+
 // Canonical NaN code of a format (f32 0x7FFFFFFF, f16/bf16 0x7FFF, e4m3/e5m2 0x7F, ue8m0
 // 0xFF, ue4m3 0x7F; PTX "canonical NaN"), or nullopt when it has none.
 std::optional<uint64_t> canonical_nan(Fmt f);

@@ -147,7 +147,7 @@ ConvertResult round_to_int(bool sign, uint64_t sig, int exp, bool sticky, Fmt to
     mag = ~uint64_t{0};  // far beyond every integer format
   } else {
     Split s = split_at(sig, exp, 0, sticky);
-    int w = opt.rs_bits ? opt.rs_bits : 32;
+    int w = opt.rs_bits ? opt.rs_bits : default_rs_bits(to);
     mag = s.kept + (round_up(opt.round, sign, s.kept, s.frac, s.sticky, rbits, w) ? 1 : 0);
     if (s.frac || s.sticky) flags |= kInexact;
   }
@@ -206,7 +206,10 @@ ConvertResult round_value(bool sign, uint64_t sig, int exp, bool sticky, Fmt to,
   int q = (e >= fi.emin() || !fi.has_subnormals) ? e - m : fi.emin() - m;
   Split s = split_at(sig, exp, q, sticky);
   const int w = opt.rs_bits ? opt.rs_bits : default_rs_bits(to);
-  const bool up = round_up(opt.round, sign, s.kept, s.frac, s.sticky, rbits, w);
+  // Ties to even look at the code's last bit: the significand's, or with no fraction bits
+  // (ue8m0) the exponent's, as bit-level implementations (ml_dtypes) round.
+  const uint64_t last = m > 0 ? s.kept : static_cast<uint64_t>(q + fi.bias);
+  const bool up = round_up(opt.round, sign, last, s.frac, s.sticky, rbits, w);
   uint64_t kept = s.kept + (up ? 1 : 0);
   uint8_t flags = (s.frac || s.sticky) ? kInexact : 0;
   const uint64_t one = uint64_t{1} << m;

@@ -65,7 +65,11 @@ Resolved resolve_ptx(Fmt from, Fmt to, const OptionRequest& req) {
   } else if (to == Fmt::f16 || to == Fmt::bf16) {
     o.round = req.round.value_or(Round::rn);
     o.satfinite = req.satfinite.value_or(false);
-    if (from == Fmt::f32 || from == Fmt::f64) {
+    if ((from == Fmt::f16 || from == Fmt::bf16) && from != to) {
+      // cvt.{rn,rz,rm,rp}.bf16.f16 and .f16.bf16 (assemble for sm_90a; measured on H200)
+      if (o.round == Round::rna || o.round == Round::rs) return fail("ptx", "cvt " + pair + " has no ." + rname(o.round));
+      if (o.satfinite) return fail("ptx", "cvt " + pair + " has no .satfinite");
+    } else if (from == Fmt::f32 || from == Fmt::f64) {
       if (o.round == Round::rna) return fail("ptx", "cvt to " + std::string(info(to).name) + " has no .rna");
       if (o.round == Round::rs && from != Fmt::f32) return fail("ptx", "cvt.rs takes only .f32 sources");
     } else if (narrow(from) || from == Fmt::ue8m0) {
@@ -80,6 +84,7 @@ Resolved resolve_ptx(Fmt from, Fmt to, const OptionRequest& req) {
   } else if (to == Fmt::f32 || to == Fmt::f64) {
     o.round = req.round.value_or(Round::rn);
     if (o.round == Round::rna || o.round == Round::rs) return fail("ptx", "cvt " + pair + " has no ." + rname(o.round));
+    if (from == to) return fail("ptx", "cvt " + pair + " rounds to an integer value (not modelled)");
     if (!(from == Fmt::f32 || from == Fmt::f64 || from == Fmt::f16 || from == Fmt::bf16 || info(from).is_int))
       return fail("ptx", "no cvt converts " + pair);
     if (req.satfinite.value_or(false)) return fail("ptx", "cvt " + pair + " has no .satfinite");
@@ -91,10 +96,21 @@ Resolved resolve_ptx(Fmt from, Fmt to, const OptionRequest& req) {
     return fail("ptx", "no cvt converts " + pair);
   }
   o.relu = req.relu.value_or(false);
-  o.ftz = req.ftz.value_or(false);
+  const bool ftz = req.ftz.value_or(false);
   if (o.relu && !(narrow(to) || to == Fmt::f16 || to == Fmt::bf16 || to == Fmt::tf32))
     return fail("ptx", "cvt " + pair + " has no .relu");
-  if (o.ftz && to != Fmt::f32 && from != Fmt::f32) return fail("ptx", ".ftz applies to .f32 operands only");
+  if (ftz && to != Fmt::f32 && from != Fmt::f32) return fail("ptx", ".ftz applies to .f32 operands only");
+  // .ftz flushes f32 subnormals (inputs and results). Measured on H200: cvt.f32.f16 has none
+  // to flush (f16 subnormals are f32 normals), and f32 -> f16 ignores it (cvt.rm.ftz.f16.f32
+  // of -2^-149 gives -2^-24).
+  o.ftz = ftz && from != Fmt::f16 && to != Fmt::f16;
+  // NaN results, measured on H200 (golden/hw/h200/cvt_report.txt): conversions from f64 and
+  // into f64 propagate the payload (IEEE); bf16 -> f32 is a bit move; the ftz forms
+  // canonicalise through f32; everything else gives the canonical NaN.
+  if (from == Fmt::f64 || (to == Fmt::f64 && !ftz)) o.nan_out = NanOut::payload;
+  else if (to == Fmt::f64) o.nan_out = NanOut::canonical_f32_payload;
+  else if (from == Fmt::bf16 && to == Fmt::f32 && !ftz) o.nan_out = NanOut::payload_raw;
+  else if (to == Fmt::tf32 && o.round == Round::rna) o.nan_out = NanOut::payload_raw;
   return {o, {}};
 }
 

@@ -73,11 +73,18 @@ ConvertResult nan_result(bool sign, uint64_t payload, int payload_bits, Fmt to, 
     case NanOut::canonical: return {canon, 0};
     case NanOut::keep_sign: return {canon | (sign ? fi.sign_mask() : 0), 0};
     case NanOut::all_ones: return {fi.is_signed ? fi.code_mask() : canon, 0};
-    case NanOut::payload: {
+    case NanOut::payload:
+    case NanOut::payload_raw:
+    case NanOut::canonical_f32_payload: {
+      if (opt.nan_out == NanOut::canonical_f32_payload) {  // as if the input were f32 0x7fffffff
+        sign = false;
+        payload = (uint64_t{1} << 23) - 1;
+        payload_bits = 23;
+      }
       if (one_nan_per_sign) return {canon | (sign ? fi.sign_mask() : 0), 0};
       const int m = fi.man_bits;
       uint64_t p = payload_bits >= m ? payload >> (payload_bits - m) : payload << (m - payload_bits);
-      p |= uint64_t{1} << (m - 1);  // quiet bit
+      if (opt.nan_out != NanOut::payload_raw) p |= uint64_t{1} << (m - 1);  // quiet bit
       return {pack(fi, sign, (uint64_t{1} << fi.exp_bits) - 1, p & ((uint64_t{1} << m) - 1)), 0};
     }
   }

@@ -63,22 +63,23 @@ void set_arch(PtxCvt& c) {
     if (c.src == Fmt::e4m3 || c.src == Fmt::e5m2) return set(89, "sm_89");
     return set(100, "sm_100a/sm_110a/sm_120a");
   }
+  // Below: ptxas 13.0 accepts these for sm_90a (checked one by one, docs/gpu.md); the lower
+  // bound is the PTX ISA's where it was checked, else sm_90.
   if (c.dst == Fmt::tf32) {
     if (c.options.satfinite && c.options.round != Round::rna) return set(100, "sm_100");
     if (c.options.round == Round::rna && !c.options.satfinite) return set(80, "sm_80");
-    if (c.options.round == Round::rna) return set(100, "sm_100");
+    if (c.options.round == Round::rna) return set(90, "sm_90 (lowered; native sm_100)");
     return set(90, "sm_90");
   }
+  if (c.options.satfinite && (c.dst == Fmt::f16 || c.dst == Fmt::bf16)) return set(90, "sm_90");
+  if ((c.dst == Fmt::bf16 && c.src == Fmt::f16) || (c.dst == Fmt::f16 && c.src == Fmt::bf16)) return set(90, "sm_90");
   if (c.dst == Fmt::bf16 || c.src == Fmt::bf16) {
-    if (c.options.round == Round::rd || c.options.round == Round::ru || c.dst == Fmt::f32) return set(90, "sm_90");
-    if (c.options.satfinite) return set(100, "sm_100");
+    if (c.options.round == Round::rd || c.options.round == Round::ru || c.dst == Fmt::f32 || c.dst == Fmt::f64 ||
+        c.src == Fmt::f64)
+      return set(90, "sm_90");
     return set(80, "sm_80");
   }
-  if (c.dst == Fmt::f16 && (c.dst_count == 2 || c.options.relu)) {
-    if (c.options.satfinite) return set(100, "sm_100");
-    return set(80, "sm_80");
-  }
-  if (c.dst == Fmt::f16 && c.options.satfinite) return set(100, "sm_100");
+  if (c.dst == Fmt::f16 && (c.dst_count == 2 || c.options.relu)) return set(80, "sm_80");
   return set(20, "sm_20");
 }
 
@@ -146,6 +147,7 @@ std::optional<PtxCvt> parse_ptx_cvt(std::string_view spelling, std::string* erro
       !c.options.satfinite)
     return err(".satfinite is mandatory for this destination");
   c.options = *r.options;
+  c.sm90_tf32_satfinite_nan = c.dst == Fmt::tf32 && c.options.round == Round::rna && c.options.satfinite;
   set_arch(c);
   return c;
 }
@@ -197,6 +199,7 @@ uint64_t ptx_cvt_eval(const PtxCvt& c, std::span<const uint64_t> src, uint32_t r
   const int fb = (c.dst == Fmt::e2m3 || c.dst == Fmt::e3m2) ? 8 : field_bits(c.dst);
   for (int i = 0; i < c.dst_count; ++i) {
     uint64_t r = convert(c.src, c.dst, elem[i], c.options, rb[i]).code;
+    if (c.sm90_tf32_satfinite_nan && classify(c.src, elem[i]) == Class::nan) r -= uint64_t{1} << 13;
     d |= r << (fb * (c.dst_count - 1 - i));
   }
   return d;
@@ -235,10 +238,22 @@ const std::vector<std::string>& ptx_cvt_catalog() {
     for (std::string relu : {"", ".relu"})
       for (std::string d : {"e4m3x4", "e5m2x4", "e2m3x4", "e3m2x4", "e2m1x4"})
         v.push_back("cvt.rs" + relu + ".satfinite." + d + ".f32");
-    v.push_back("cvt.f32.f16");
-    v.push_back("cvt.f32.bf16");
-    v.push_back("cvt.f64.f32");
-    for (std::string r : {"rn", "rz", "rm", "rp"}) v.push_back("cvt." + r + ".f32.f64");
+    for (std::string r : {"rn", "rz", "rm", "rp"})
+      for (std::string d : {"f16", "bf16"}) v.push_back("cvt." + r + ".ftz." + d + ".f32");
+    for (std::string r : {"rn", "rz", "rm", "rp"}) {
+      v.push_back("cvt." + r + ".bf16.f16");
+      v.push_back("cvt." + r + ".f16.bf16");
+      v.push_back("cvt." + r + ".f16.f64");
+      v.push_back("cvt." + r + ".bf16.f64");
+    }
+    for (std::string ftz : {"", ".ftz"}) {
+      v.push_back("cvt" + ftz + ".f32.f16");
+      v.push_back("cvt" + ftz + ".f32.bf16");
+      v.push_back("cvt" + ftz + ".f64.f32");
+      for (std::string r : {"rn", "rz", "rm", "rp"}) v.push_back("cvt." + r + ftz + ".f32.f64");
+    }
+    v.push_back("cvt.f64.f16");
+    v.push_back("cvt.f64.bf16");
     for (std::string r : {"rni", "rzi", "rmi", "rpi"})
       for (std::string d : {"s8", "u8"}) v.push_back("cvt." + r + "." + d + ".f32");
     for (std::string s : {"s8", "u8"}) v.push_back("cvt.rn.f32." + s);

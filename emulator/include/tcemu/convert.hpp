@@ -36,6 +36,10 @@ enum class NanOut : uint8_t {
   keep_sign,         // canonical NaN with the input's sign (ml_dtypes: -NaN -> e4m3 0xFF)
   all_ones,          // the all-ones code, sign bit set (gfloat)
   payload,           // IEEE: sign kept, payload's high bits kept, quiet bit set (x86, f64<->f32)
+  payload_raw,       // sign and the payload's high bits kept, nothing set: a plain bit move
+                     // (H200: cvt.f32.bf16, cvt.rna.tf32.f32; may give Inf when no payload bit is kept)
+  canonical_f32_payload,  // the canonical f32 NaN 0x7fffffff carried over with its payload
+                          // (H200: cvt.ftz.f64.f32 gives 0x7fffffffe0000000)
 };
 // A NaN input, when the destination has no NaN (e2m1, e2m3, e3m2, ints).
 enum class NanToFinite : uint8_t {

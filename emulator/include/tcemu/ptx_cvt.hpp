@@ -26,6 +26,9 @@ struct PtxCvt {
   bool src_packed = false;  // sources come packed in one register (f16x2, e4m3x2, ...)
   bool has_rbits = false;   // cvt.rs: a .b32 operand of random bits follows the sources
   ConvertOptions options;   // the element conversion (PTX convention)
+  // cvt.rna.satfinite.tf32.f32 as ptxas lowers it for sm_90 (measured on H200): one tf32
+  // ulp is subtracted from the truncated NaN (0x7fc00000 -> 0x7fbfe000).
+  bool sm90_tf32_satfinite_nan = false;
   int min_sm = 0;           // smallest sm_XX that has it (a/f-suffix variants noted in `arch`)
   std::string_view arch;    // e.g. "sm_89", "sm_90", "sm_100a/sm_103a"
 };

@@ -48,6 +48,11 @@ uint64_t pack(const FormatInfo& fi, bool sign, uint64_t biased_exp, uint64_t man
   return code;
 }
 
+// Every bit of the code set (tf32: its low 13 bits stay zero).
+uint64_t all_ones_code(const FormatInfo& fi) {
+  return fi.code_mask() & ~((uint64_t{1} << fi.man_shift) - 1);
+}
+
 ConvertResult zero_result(Fmt to, bool sign) {
   const FormatInfo& fi = info(to);
   if (!fi.has_zero) return {0, 0};  // ue8m0: 0x00 = 2^-127, the smallest value
@@ -72,7 +77,7 @@ ConvertResult nan_result(bool sign, uint64_t payload, int payload_bits, Fmt to, 
   switch (opt.nan_out) {
     case NanOut::canonical: return {canon, 0};
     case NanOut::keep_sign: return {canon | (sign ? fi.sign_mask() : 0), 0};
-    case NanOut::all_ones: return {fi.is_signed ? fi.code_mask() : canon, 0};
+    case NanOut::all_ones: return {fi.is_signed ? all_ones_code(fi) : canon, 0};
     case NanOut::payload:
     case NanOut::payload_raw:
     case NanOut::canonical_f32_payload: {
@@ -97,7 +102,7 @@ uint64_t infinite_code(Fmt to, bool sign, const ConvertOptions& opt) {
   const FormatInfo& fi = info(to);
   if (fi.has_inf()) return *inf_code(to, sign);
   if (fi.has_nan()) {
-    if (opt.nan_out == NanOut::all_ones && fi.is_signed) return fi.code_mask();
+    if (opt.nan_out == NanOut::all_ones && fi.is_signed) return all_ones_code(fi);
     return *canonical_nan(to) | (sign ? fi.sign_mask() : 0);
   }
   return max_finite_code(to, sign);
@@ -171,7 +176,10 @@ ConvertResult round_nan(bool sign, Fmt to, const ConvertOptions& opt) { return n
 ConvertResult round_inf(bool sign, Fmt to, const ConvertOptions& opt) {
   const FormatInfo& fi = info(to);
   if (opt.relu && sign) return zero_result(to, false);
-  if (fi.is_int) return {max_finite_code(to, sign && fi.is_signed), kOverflow};
+  if (fi.is_int) {  // the range's ends: -Inf into an unsigned integer is 0
+    if (sign && !fi.is_signed) return {0, kOverflow};
+    return {max_finite_code(to, sign), kOverflow};
+  }
   if (sign && !fi.is_signed) {
     switch (opt.neg_to_unsigned) {
       case NegToUnsigned::magnitude: sign = false; break;

@@ -49,7 +49,7 @@ enum class NanToFinite : uint8_t {
   zero,       // +0 (PTX float-to-integer conversions)
   undefined,  // no defined result: the conversion reports Flag::undefined (LLVM APFloat, gfloat)
 };
-// A negative input into an unsigned format (ue8m0, ue4m3, u8, u4).
+// A negative input into an unsigned float format (ue8m0, ue4m3); integer formats clamp.
 enum class NegToUnsigned : uint8_t {
   magnitude,  // the sign is ignored (PTX cvt ue8m0, CUDA host, CUTLASS)
   nan,        // NaN (ml_dtypes, gfloat)

@@ -1,0 +1,122 @@
+// Tensor-core datapath models: how one MMA instruction adds its products.
+//
+// T-FDPA (truncated fused dot-product-add), ST-FDPA (one block scale per term) and GST-FDPA
+// (exact groups of 16 products, then scaled, aligned and truncated), and the integer MMA.
+// Every parameter is explicit; the instruction catalog (catalog.hpp) says which values each
+// real instruction uses. The definitions and their sources are in
+// ../shared/spec/NUMERICS.md §3 ([MS] MMA-Sim, [KM] Khattak & Mikaitis); docs/datapath.md
+// works an example through. The fast path is integer arithmetic on decoded operands.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "tcemu/format.hpp"
+
+namespace tcemu {
+
+// rho: the one rounding applied to the fused sum S * 2^q (NUMERICS §3.1).
+enum class OutputRounding : uint8_t {
+  rz_f32,    // toward zero to f32 (FP32-output tensor cores)
+  rne_f16,   // to nearest even to f16 (FP16-output)
+  rz_e8m13,  // toward zero to f32, then the low 10 fraction bits cleared (Hopper/Ada FP8)
+};
+std::string_view to_string(OutputRounding r);
+std::optional<OutputRounding> parse_output_rounding(std::string_view s);
+// The format of C and D for a rounding: f32 for rz_f32 and rz_e8m13, f16 for rne_f16.
+constexpr Fmt output_format(OutputRounding r) { return r == OutputRounding::rne_f16 ? Fmt::f16 : Fmt::f32; }
+
+// Where the accumulator C enters.
+enum class CEntry : uint8_t {
+  fused,          // C is one more term of the truncated fused sum (T-FDPA as published)
+  rne_f32_after,  // the products alone are summed and rounded (rho), then C is added by an
+                  // f32 add rounding to nearest even (sm_100 mma.sync FP8, NUMERICS §3.3)
+};
+std::string_view to_string(CEntry c);
+
+enum class DatapathKind : uint8_t {
+  t_fdpa,    // §3.1
+  st_fdpa,   // §3.2: one scale pair per term, scale exponents in the product exponent
+  gst_fdpa,  // §3.2: exact sums of `group` products, then scaled terms aligned with F
+  integer,   // exact int32 sum of integer products, wrap or satfinite
+};
+std::string_view to_string(DatapathKind k);
+
+struct DatapathParams {
+  DatapathKind kind = DatapathKind::t_fdpa;
+  int L = 16;        // terms per fused step; K > L chains steps in k order
+  int F = 25;        // fraction bits kept below the largest term exponent
+  int e_zero = -133; // exponent given to a zero product (or zero group, zero C)
+  OutputRounding rounding = OutputRounding::rz_f32;
+  CEntry c_entry = CEntry::fused;
+  int group = 16;          // gst_fdpa: products per exactly-summed group
+  bool satfinite = false;  // integer: clamp to the int32 range instead of wrapping
+  bool operator==(const DatapathParams&) const = default;
+};
+// One line: "T-FDPA L=16 F=25 e_zero=-133 rz_f32 C fused".
+std::string describe(const DatapathParams& p);
+
+// Checks the parameters and operand formats (F, L, group ranges; integer kinds take integer
+// operands; the fast path's int64 sums cannot overflow). Returns an error message, or "".
+std::string validate(const DatapathParams& p, Fmt a, Fmt b, std::optional<Fmt> scale = std::nullopt);
+
+// Block scales: element k of A is scaled by a[k / block], of B by b[k / block] (the logical
+// layout: one scale per `block` consecutive k of one row of A / column of B).
+struct BlockScales {
+  Fmt fmt = Fmt::ue8m0;  // ue8m0 or ue4m3 (its sign bit ignored)
+  int block = 32;
+  std::span<const uint64_t> a, b;
+};
+
+// ---- Code-level API (one dot product) -------------------------------------------------
+
+// One fused step: n <= L terms a[i]*b[i] (codes of fa, fb) plus c, a code of the output
+// format. Returns the code of D (f32 or f16; int32 two's complement for the integer kind).
+// `scales` is required by st_fdpa and gst_fdpa and indexed from k = 0 of this step.
+uint64_t fdpa_step(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint64_t> a,
+                   std::span<const uint64_t> b, uint64_t c, const BlockScales* scales = nullptr);
+
+// A dot product of any length: d = c; for each L-chunk in k order, d = fdpa_step(chunk, d)
+// (NUMERICS §3.1, "K larger than L"). A last partial chunk is padded with zero terms.
+uint64_t fdpa_dot(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint64_t> a,
+                  std::span<const uint64_t> b, uint64_t c, const BlockScales* scales = nullptr);
+
+// ---- Decoded-operand API (the fast path used by mma.cpp) ------------------------------
+
+// An operand decoded once: value = (-1)^neg * sig * 2^low; E = max(floor(log2|x|), emin).
+struct Operand {
+  uint32_t sig = 0;   // 0 for a zero
+  int16_t low = 0;    // weight of sig's lowest bit
+  int16_t E = 0;      // exponent used for alignment (meaningless for a zero)
+  uint8_t neg = 0;
+  uint8_t special = 0;  // 0 finite, 1 Inf, 2 NaN
+};
+Operand decode_operand(Fmt f, uint64_t code);
+
+// T-FDPA / ST-FDPA step on decoded operands. `sa`/`sb` (may be null) are per-term decoded
+// scales. c is a code of the output format.
+uint64_t fdpa_step_decoded(const DatapathParams& p, const Operand* a, const Operand* b, size_t n, uint64_t c,
+                           const Operand* sa = nullptr, const Operand* sb = nullptr);
+// GST-FDPA step: n terms in groups of p.group; sa[g], sb[g] are the scales of group g.
+uint64_t gst_step_decoded(const DatapathParams& p, const Operand* a, const Operand* b, size_t n, uint64_t c,
+                          const Operand* sa, const Operand* sb);
+// Integer step: exact sum of a[i]*b[i] plus c (int32 code), wrapped or clamped to int32.
+uint64_t int_step_decoded(const DatapathParams& p, const Operand* a, const Operand* b, size_t n, uint64_t c);
+
+// ---- Roundings shared by the models -----------------------------------------------------
+
+// Rounds the exact value (-1)^neg * mag * 2^exp (plus a sticky "something below") to f32 or
+// f16, toward zero or to nearest even. Overflow gives Inf in both modes (the tensor cores
+// give Inf for a finite result beyond the range even under RZ, NUMERICS §3.1). mag == 0 with
+// no sticky gives +0.
+uint64_t round_to_float(bool neg, uint64_t mag, int exp, bool sticky, Fmt to, bool nearest_even);
+// rho of NUMERICS §3.1 applied to an exact value.
+uint64_t apply_output_rounding(OutputRounding r, bool neg, uint64_t mag, int exp);
+// IEEE f32 addition rounding to nearest even (both inputs f32 codes).
+uint32_t f32_add_rne(uint32_t x, uint32_t y);
+
+}  // namespace tcemu

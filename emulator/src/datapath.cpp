@@ -1,0 +1,490 @@
+// The datapath models of NUMERICS.md §3 on integers: operands decoded once into
+// (sign, integer significand, weight of its lowest bit, alignment exponent E), products as
+// small integers, alignment as shifts of int64 with truncation toward zero, one rounding.
+#include "tcemu/datapath.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <climits>
+#include <stdexcept>
+#include <vector>
+
+namespace tcemu {
+
+std::string_view to_string(OutputRounding r) {
+  switch (r) {
+    case OutputRounding::rz_f32: return "rz_f32";
+    case OutputRounding::rne_f16: return "rne_f16";
+    case OutputRounding::rz_e8m13: return "rz_e8m13";
+  }
+  return "?";
+}
+
+std::optional<OutputRounding> parse_output_rounding(std::string_view s) {
+  if (s == "rz_f32") return OutputRounding::rz_f32;
+  if (s == "rne_f16") return OutputRounding::rne_f16;
+  if (s == "rz_e8m13") return OutputRounding::rz_e8m13;
+  return std::nullopt;
+}
+
+std::string_view to_string(CEntry c) { return c == CEntry::fused ? "C fused" : "C added after (f32 RNE)"; }
+
+std::string_view to_string(DatapathKind k) {
+  switch (k) {
+    case DatapathKind::t_fdpa: return "T-FDPA";
+    case DatapathKind::st_fdpa: return "ST-FDPA";
+    case DatapathKind::gst_fdpa: return "GST-FDPA";
+    case DatapathKind::integer: return "integer";
+  }
+  return "?";
+}
+
+std::string describe(const DatapathParams& p) {
+  std::string s(to_string(p.kind));
+  if (p.kind == DatapathKind::integer) return s + (p.satfinite ? " int32 satfinite" : " int32 wrap");
+  s += " L=" + std::to_string(p.L) + " F=" + std::to_string(p.F) + " e_zero=" + std::to_string(p.e_zero) + " " +
+       std::string(to_string(p.rounding)) + " " + std::string(to_string(p.c_entry));
+  if (p.kind == DatapathKind::gst_fdpa) s += " group=" + std::to_string(p.group);
+  return s;
+}
+
+namespace {
+
+// Bits of (largest finite magnitude / weight of the smallest lowest bit): how wide an exact
+// integer sum of this format's values can grow.
+int span_bits(Fmt f) {
+  const FormatInfo& fi = info(f);
+  const int emin_low = fi.emin() - fi.man_bits;
+  const int emax_top = fi.emax() + 1;
+  return emax_top - emin_low;
+}
+
+int bit_width_of(int n) { return std::bit_width(static_cast<unsigned>(n)); }
+
+}  // namespace
+
+std::string validate(const DatapathParams& p, Fmt a, Fmt b, std::optional<Fmt> scale) {
+  if (p.L < 1 || p.L > 256) return "L must be in 1..256";
+  if (p.kind == DatapathKind::integer) {
+    if (!info(a).is_int || !info(b).is_int) return "the integer datapath takes integer operands (s8, u8, s4, u4)";
+    return "";
+  }
+  for (Fmt f : {a, b}) {
+    if (info(f).is_int || f == Fmt::f64 || f == Fmt::ue8m0 || f == Fmt::ue4m3)
+      return "operand format " + std::string(info(f).name) + " is not a tensor-core float operand";
+  }
+  if (p.F < 1 || p.F > 48) return "F must be in 1..48";
+  if (p.c_entry == CEntry::rne_f32_after && p.rounding == OutputRounding::rne_f16)
+    return "C added after by an f32 add needs an f32 output";
+  if (p.kind == DatapathKind::st_fdpa || p.kind == DatapathKind::gst_fdpa) {
+    if (scale && *scale != Fmt::ue8m0 && *scale != Fmt::ue4m3) return "scale format must be ue8m0 or ue4m3";
+  }
+  if (p.kind == DatapathKind::gst_fdpa) {
+    if (p.group < 1 || p.L % p.group != 0) return "group must divide L";
+    if (p.L / p.group > 64) return "GST-FDPA: at most 64 groups per step";
+    // Exact group sum in units of the smallest product weight, times two scale significands
+    // (4 bits each), shifted by up to F + 2 + exponent slack: must stay inside int64.
+    const int group_bits = span_bits(a) + span_bits(b) + bit_width_of(p.group);
+    if (group_bits > 40) return "GST-FDPA: exact group sums of these formats exceed the fast path's range";
+    if (p.F + group_bits - (span_bits(a) + span_bits(b)) + 16 + bit_width_of(p.L / p.group + 1) > 62)
+      return "GST-FDPA: F too large";
+  }
+  return "";
+}
+
+Operand decode_operand(Fmt f, uint64_t code) {
+  const Decoded d = decode(f, code);
+  Operand o;
+  o.neg = d.sign ? 1 : 0;
+  switch (d.cls) {
+    case Class::inf: o.special = 1; return o;
+    case Class::nan: o.special = 2; return o;
+    case Class::zero: return o;
+    default: break;
+  }
+  o.sig = static_cast<uint32_t>(d.sig);
+  o.low = static_cast<int16_t>(d.exp);
+  // E(x) = max(floor(log2|x|), emin): a normal's implicit bit sits at man_bits; decode gives a
+  // subnormal the weight of emin's binade, so the same sum reads it at emin.
+  o.E = static_cast<int16_t>(d.exp + info(f).man_bits);
+  return o;
+}
+
+// ---- roundings -----------------------------------------------------------------------
+
+uint64_t round_to_float(bool neg, uint64_t mag, int exp, bool sticky, Fmt to, bool nearest_even) {
+  const FormatInfo& fi = info(to);
+  const int man = fi.man_bits;
+  const int lsb_min = fi.emin() - man;
+  const uint64_t sign = neg ? uint64_t{1} << (fi.width - 1) : 0;
+  const uint64_t inf = ((uint64_t{1} << fi.exp_bits) - 1) << man;
+  if (mag == 0) return sticky ? sign : 0;
+  const int top = exp + std::bit_width(mag) - 1;  // floor(log2 |value|)
+  if (top > fi.emax()) return sign | inf;         // >= 2^(emax+1): Inf under RZ and RNE alike
+  const int lsb = std::max(top - man, lsb_min);   // weight of the result's lowest bit
+  uint64_t q;
+  if (lsb <= exp) {
+    q = mag << (exp - lsb);
+  } else {
+    const int sh = lsb - exp;
+    q = sh >= 64 ? 0 : mag >> sh;
+    if (nearest_even) {
+      bool up;
+      if (sh > 64) {
+        up = false;
+      } else if (sh == 64) {
+        up = mag > (uint64_t{1} << 63) || (mag == (uint64_t{1} << 63) && sticky);
+      } else {
+        const uint64_t rem = mag & ((uint64_t{1} << sh) - 1);
+        const uint64_t half = uint64_t{1} << (sh - 1);
+        up = rem > half || (rem == half && (sticky || (q & 1)));
+      }
+      q += up ? 1 : 0;
+    }
+  }
+  // Adding the biased exponent lets a carry out of the significand step into the next binade.
+  uint64_t code = q + (static_cast<uint64_t>(lsb - lsb_min) << man);
+  if (code >= inf) code = inf;
+  return sign | code;
+}
+
+uint64_t apply_output_rounding(OutputRounding r, bool neg, uint64_t mag, int exp) {
+  if (mag == 0) return 0;  // an exact zero sum gives +0 [MS]
+  switch (r) {
+    case OutputRounding::rz_f32: return round_to_float(neg, mag, exp, false, Fmt::f32, false);
+    case OutputRounding::rne_f16: return round_to_float(neg, mag, exp, false, Fmt::f16, true);
+    case OutputRounding::rz_e8m13: return round_to_float(neg, mag, exp, false, Fmt::f32, false) & ~uint64_t{0x3FF};
+  }
+  return 0;
+}
+
+uint32_t f32_add_rne(uint32_t x, uint32_t y) {
+  Operand A = decode_operand(Fmt::f32, x), B = decode_operand(Fmt::f32, y);
+  if (A.special == 2 || B.special == 2) return 0x7FFFFFFF;
+  if (A.special && B.special) return A.neg != B.neg ? 0x7FFFFFFF : x;
+  if (A.special) return x;
+  if (B.special) return y;
+  if (A.sig == 0 && B.sig == 0) return (A.neg && B.neg) ? 0x80000000u : 0;
+  if (A.sig == 0) return y;
+  if (B.sig == 0) return x;
+  if (A.low < B.low) std::swap(A, B);
+  const int D = A.low - B.low;
+  uint64_t xa, yb;
+  int exp;
+  bool sticky = false;
+  if (D <= 38) {
+    xa = uint64_t{A.sig} << D;
+    yb = B.sig;
+    exp = B.low;
+  } else {  // B lies wholly below A's 38 guard bits: keep its top bits and a sticky bit
+    xa = uint64_t{A.sig} << 38;
+    exp = A.low - 38;
+    const int sh = D - 38;
+    yb = sh >= 64 ? 0 : uint64_t{B.sig} >> sh;
+    sticky = sh >= 64 ? true : (B.sig & ((uint64_t{1} << sh) - 1)) != 0;
+  }
+  bool neg;
+  uint64_t mag;
+  if (A.neg == B.neg) {
+    mag = xa + yb;
+    neg = A.neg;
+  } else if (sticky) {  // true B slightly above yb, and xa > yb here
+    mag = xa - yb - 1;
+    neg = A.neg;
+  } else if (xa >= yb) {
+    mag = xa - yb;
+    neg = A.neg;
+  } else {
+    mag = yb - xa;
+    neg = B.neg;
+  }
+  if (mag == 0 && !sticky) return 0;  // x + (-x) = +0 under RNE
+  return static_cast<uint32_t>(round_to_float(neg, mag, exp, sticky, Fmt::f32, true));
+}
+
+// ---- special values (NUMERICS §3.1) ----------------------------------------------------
+
+namespace {
+
+uint64_t nan_of(Fmt out) { return out == Fmt::f16 ? 0x7FFF : 0x7FFFFFFF; }
+uint64_t inf_of(Fmt out, bool neg) {
+  return out == Fmt::f16 ? (neg ? 0xFC00 : 0x7C00) : (neg ? 0xFF800000u : 0x7F800000u);
+}
+
+// Any NaN (operand, scale or C), Inf*0, or +Inf with -Inf give NaN; else the Inf's sign.
+// A term with a zero scale and an Inf element is Inf*0.
+uint64_t special_result(Fmt out, const Operand* a, const Operand* b, size_t n, const Operand& c, const Operand* sa,
+                        const Operand* sb, size_t scale_div) {
+  bool pos = false, negi = false;
+  auto is_zero = [](const Operand& o) { return o.special == 0 && o.sig == 0; };
+  for (size_t i = 0; i < n; ++i) {
+    const Operand* f[4] = {&a[i], &b[i], sa ? &sa[i / scale_div] : nullptr, sb ? &sb[i / scale_div] : nullptr};
+    bool any_inf = false, any_zero = false, neg = false;
+    for (const Operand* o : f) {
+      if (!o) continue;
+      if (o->special == 2) return nan_of(out);
+      any_inf |= o->special == 1;
+      any_zero |= is_zero(*o);
+      neg ^= o->neg != 0;
+    }
+    if (any_inf && any_zero) return nan_of(out);
+    if (any_inf) (neg ? negi : pos) = true;
+  }
+  if (c.special == 2) return nan_of(out);
+  if (c.special == 1) (c.neg ? negi : pos) = true;
+  if (pos && negi) return nan_of(out);
+  if (pos || negi) return inf_of(out, negi);
+  return 0;  // unreachable for callers that saw a special
+}
+
+inline uint64_t shift_trunc(uint64_t mag, int sh) {
+  if (sh >= 0) return mag << sh;
+  return sh <= -64 ? 0 : mag >> -sh;
+}
+
+}  // namespace
+
+// ---- T-FDPA and ST-FDPA ----------------------------------------------------------------
+
+namespace {
+
+// The accumulator (f32 or f16 code) decoded with plain bit operations: this runs once per
+// step on the hot path. Same result as decode_operand(out, c).
+inline Operand decode_acc(Fmt out, uint64_t c) {
+  const bool h = out == Fmt::f16;
+  const int man = h ? 10 : 23, ebits = h ? 5 : 8, bias = h ? 15 : 127;
+  const uint32_t x = static_cast<uint32_t>(c);
+  Operand o;
+  o.neg = static_cast<uint8_t>((x >> (man + ebits)) & 1);
+  const uint32_t eb = (x >> man) & ((1u << ebits) - 1), f = x & ((1u << man) - 1);
+  if (eb == (1u << ebits) - 1) {
+    o.special = f ? 2 : 1;
+    return o;
+  }
+  if (eb == 0) {
+    o.sig = f;
+    o.low = static_cast<int16_t>(1 - bias - man);
+  } else {
+    o.sig = f | (1u << man);
+    o.low = static_cast<int16_t>(static_cast<int>(eb) - bias - man);
+  }
+  o.E = static_cast<int16_t>(o.low + man);
+  return o;
+}
+
+// trunc0(mag * 2^sh) without branches: both shifts are formed and one is selected.
+inline uint64_t shift_trunc_select(uint64_t mag, int sh) {
+  const uint64_t left = mag << (sh & 63);
+  const uint64_t right = mag >> std::clamp(-sh, 0, 63);
+  return sh >= 0 ? left : right;
+}
+
+inline int64_t apply_sign(uint64_t t, unsigned neg) {
+  const int64_t m = -static_cast<int64_t>(neg & 1);  // 0 or all ones
+  return (static_cast<int64_t>(t) ^ m) - m;
+}
+
+template <bool Scaled>
+uint64_t fdpa_step_impl(const DatapathParams& p, const Operand* a, const Operand* b, size_t n, uint64_t c,
+                        const Operand* sa, const Operand* sb) {
+  const Fmt out = output_format(p.rounding);
+  const Operand oc = decode_acc(out, c);
+  // Pass 1: specials, and the largest term exponent. Product exponents are E(a)+E(b)
+  // (+E(sa)+E(sb)), not renormalised; a zero product gets e_zero; missing terms (n < L) are
+  // zero products.
+  unsigned sp = oc.special;
+  int emax = static_cast<int>(n) < p.L ? p.e_zero : INT_MIN;
+  for (size_t i = 0; i < n; ++i) {
+    sp |= a[i].special | b[i].special;
+    int e = a[i].E + b[i].E;
+    bool zero = (a[i].sig == 0) | (b[i].sig == 0);
+    if constexpr (Scaled) {
+      sp |= sa[i].special | sb[i].special;
+      e += sa[i].E + sb[i].E;
+      zero = zero | (sa[i].sig == 0) | (sb[i].sig == 0);
+    }
+    e = zero ? p.e_zero : e;
+    emax = std::max(emax, e);
+  }
+  if (sp) return special_result(out, a, b, n, oc, sa, sb, 1);
+  const bool c_fused = p.c_entry == CEntry::fused;
+  if (c_fused) emax = std::max(emax, oc.sig ? static_cast<int>(oc.E) : p.e_zero);
+  const int q = emax - p.F;
+  // Pass 2: each term truncated toward zero at 2^q, summed exactly.
+  int64_t S = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t mag = uint64_t{a[i].sig} * b[i].sig;
+    int low = a[i].low + b[i].low;
+    unsigned neg = a[i].neg ^ b[i].neg;
+    if constexpr (Scaled) {
+      mag *= uint64_t{sa[i].sig} * sb[i].sig;
+      low += sa[i].low + sb[i].low;
+      neg ^= sa[i].neg ^ sb[i].neg;
+    }
+    S += apply_sign(shift_trunc_select(mag, low - q), neg);
+  }
+  if (c_fused) S += apply_sign(shift_trunc_select(oc.sig, oc.low - q), oc.neg);
+  const bool neg = S < 0;
+  const uint64_t d = apply_output_rounding(p.rounding, neg, neg ? 0 - static_cast<uint64_t>(S) : static_cast<uint64_t>(S), q);
+  if (c_fused) return d;
+  return f32_add_rne(static_cast<uint32_t>(d), static_cast<uint32_t>(c));
+}
+
+}  // namespace
+
+uint64_t fdpa_step_decoded(const DatapathParams& p, const Operand* a, const Operand* b, size_t n, uint64_t c,
+                           const Operand* sa, const Operand* sb) {
+  if (sa) return fdpa_step_impl<true>(p, a, b, n, c, sa, sb);
+  return fdpa_step_impl<false>(p, a, b, n, c, nullptr, nullptr);
+}
+
+// ---- GST-FDPA ----------------------------------------------------------------------------
+
+uint64_t gst_step_decoded(const DatapathParams& p, const Operand* a, const Operand* b, size_t n, uint64_t c,
+                          const Operand* sa, const Operand* sb) {
+  const Fmt out = output_format(p.rounding);
+  const Operand oc = decode_acc(out, c);
+  const size_t G = static_cast<size_t>(p.group);
+  const size_t ngroups = (n + G - 1) / G;
+  // One pass: specials, and the smallest product weight of the step (the unit of the exact
+  // group sums; the validated range bounds the shifts whatever the unit).
+  unsigned sp = oc.special;
+  for (size_t g = 0; g < ngroups; ++g) sp |= sa[g].special | sb[g].special;
+  int unit = INT_MAX;
+  for (size_t i = 0; i < n; ++i) {
+    sp |= a[i].special | b[i].special;
+    const int l = ((a[i].sig != 0) & (b[i].sig != 0)) ? a[i].low + b[i].low : INT_MAX;
+    unit = std::min(unit, l);
+  }
+  if (sp) return special_result(out, a, b, n, oc, sa, sb, G);
+  // Exact group sums, all in that one unit.
+  int64_t gsum[64];
+  int gexp[64];
+  const size_t full_groups = static_cast<size_t>(p.L) / G;
+  int emax = ngroups < full_groups ? p.e_zero : INT_MIN;  // padded groups are all zero
+  if (unit == INT_MAX) unit = 0;
+  for (size_t g = 0; g < ngroups; ++g) {
+    const size_t lo = g * G, hi = std::min(n, lo + G);
+    int64_t s = 0;
+    uint64_t any = 0;
+    for (size_t i = lo; i < hi; ++i) {
+      const uint64_t mag = uint64_t{a[i].sig} * b[i].sig;  // 0 for a zero product
+      any |= mag;
+      const int sh = std::clamp(a[i].low + b[i].low - unit, 0, 63);
+      s += apply_sign(mag << sh, a[i].neg ^ b[i].neg);
+    }
+    const bool scale_zero = sa[g].sig == 0 || sb[g].sig == 0;
+    gsum[g] = s;
+    // A group that cancels to 0 keeps its exponent; only all-zero products or a zero scale
+    // product take e_zero [MS].
+    gexp[g] = (any == 0 || scale_zero) ? p.e_zero : sa[g].E + sb[g].E;
+    emax = std::max(emax, gexp[g]);
+  }
+  emax = std::max(emax, oc.sig ? static_cast<int>(oc.E) : p.e_zero);
+  const int q = emax - p.F;
+  int64_t S = 0;
+  for (size_t g = 0; g < ngroups; ++g) {
+    if (gsum[g] == 0) continue;
+    const bool neg = (gsum[g] < 0) ^ (sa[g].neg != sb[g].neg);
+    const uint64_t mag = (gsum[g] < 0 ? 0 - static_cast<uint64_t>(gsum[g]) : static_cast<uint64_t>(gsum[g])) *
+                         (uint64_t{sa[g].sig} * sb[g].sig);
+    const int64_t t = static_cast<int64_t>(shift_trunc(mag, unit + sa[g].low + sb[g].low - q));
+    S += neg ? -t : t;
+  }
+  {
+    const int64_t t = static_cast<int64_t>(shift_trunc(oc.sig, oc.low - q));
+    S += oc.neg ? -t : t;
+  }
+  const bool neg = S < 0;
+  return apply_output_rounding(p.rounding, neg, neg ? 0 - static_cast<uint64_t>(S) : static_cast<uint64_t>(S), q);
+}
+
+// ---- integer ---------------------------------------------------------------------------------
+
+uint64_t int_step_decoded(const DatapathParams& p, const Operand* a, const Operand* b, size_t n, uint64_t c) {
+  int64_t S = static_cast<int32_t>(static_cast<uint32_t>(c));
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t t = static_cast<int64_t>(a[i].sig) * static_cast<int64_t>(b[i].sig);
+    S += (a[i].neg ^ b[i].neg) ? -t : t;
+  }
+  if (p.satfinite) S = std::clamp<int64_t>(S, INT32_MIN, INT32_MAX);
+  return static_cast<uint32_t>(static_cast<uint64_t>(S));
+}
+
+// ---- code-level API ------------------------------------------------------------------------
+
+namespace {
+
+void check_scales(const DatapathParams& p, const BlockScales* scales, size_t n) {
+  if (p.kind != DatapathKind::st_fdpa && p.kind != DatapathKind::gst_fdpa) return;
+  if (!scales) throw std::invalid_argument("block-scaled datapath needs scales");
+  if (scales->block < 1) throw std::invalid_argument("scale block must be positive");
+  const size_t need = (n + static_cast<size_t>(scales->block) - 1) / static_cast<size_t>(scales->block);
+  if (scales->a.size() < need || scales->b.size() < need)
+    throw std::invalid_argument("expected " + std::to_string(need) + " scales per operand");
+}
+
+}  // namespace
+
+uint64_t fdpa_step(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint64_t> a, std::span<const uint64_t> b,
+                   uint64_t c, const BlockScales* scales) {
+  const size_t n = a.size();
+  if (b.size() != n) throw std::invalid_argument("a and b differ in length");
+  if (n > static_cast<size_t>(p.L)) throw std::invalid_argument("a step takes at most L terms");
+  if (std::string e = validate(p, fa, fb, scales ? std::optional<Fmt>(scales->fmt) : std::nullopt); !e.empty())
+    throw std::invalid_argument(e);
+  check_scales(p, scales, n);
+  std::vector<Operand> da(n), db(n);
+  for (size_t i = 0; i < n; ++i) {
+    da[i] = decode_operand(fa, a[i]);
+    db[i] = decode_operand(fb, b[i]);
+  }
+  switch (p.kind) {
+    case DatapathKind::integer: return int_step_decoded(p, da.data(), db.data(), n, c);
+    case DatapathKind::t_fdpa: return fdpa_step_decoded(p, da.data(), db.data(), n, c);
+    case DatapathKind::st_fdpa: {
+      std::vector<Operand> sa(n), sb(n);
+      for (size_t i = 0; i < n; ++i) {
+        sa[i] = decode_operand(scales->fmt, scales->a[i / static_cast<size_t>(scales->block)]);
+        sb[i] = decode_operand(scales->fmt, scales->b[i / static_cast<size_t>(scales->block)]);
+      }
+      return fdpa_step_decoded(p, da.data(), db.data(), n, c, sa.data(), sb.data());
+    }
+    case DatapathKind::gst_fdpa: {
+      // One scale per group of p.group; a block of 32 is replicated to both of its 16-groups.
+      const size_t G = static_cast<size_t>(p.group), ng = (n + G - 1) / G;
+      std::vector<Operand> sa(ng), sb(ng);
+      for (size_t g = 0; g < ng; ++g) {
+        sa[g] = decode_operand(scales->fmt, scales->a[g * G / static_cast<size_t>(scales->block)]);
+        sb[g] = decode_operand(scales->fmt, scales->b[g * G / static_cast<size_t>(scales->block)]);
+      }
+      return gst_step_decoded(p, da.data(), db.data(), n, c, sa.data(), sb.data());
+    }
+  }
+  return 0;
+}
+
+uint64_t fdpa_dot(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint64_t> a, std::span<const uint64_t> b,
+                  uint64_t c, const BlockScales* scales) {
+  if (b.size() != a.size()) throw std::invalid_argument("a and b differ in length");
+  const size_t L = static_cast<size_t>(p.L);
+  if (scales && (p.kind == DatapathKind::st_fdpa || p.kind == DatapathKind::gst_fdpa) &&
+      (scales->block < 1 || L % static_cast<size_t>(scales->block) != 0))
+    throw std::invalid_argument("L must be a multiple of the scale block");
+  check_scales(p, scales, a.size());
+  uint64_t d = c;
+  if (a.empty()) return fdpa_step(p, fa, fb, a, b, c, scales);
+  for (size_t k = 0; k < a.size(); k += L) {
+    const size_t m = std::min(L, a.size() - k);
+    if (scales) {
+      const size_t off = k / static_cast<size_t>(scales->block);
+      BlockScales s{scales->fmt, scales->block, scales->a.subspan(off), scales->b.subspan(off)};
+      d = fdpa_step(p, fa, fb, a.subspan(k, m), b.subspan(k, m), d, &s);
+    } else {
+      d = fdpa_step(p, fa, fb, a.subspan(k, m), b.subspan(k, m), d, nullptr);
+    }
+  }
+  return d;
+}
+
+}  // namespace tcemu

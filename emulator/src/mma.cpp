@@ -1,0 +1,142 @@
+// Whole-matrix MMA over the decoded-operand fast path: A and B are decoded once (B transposed
+// so that both walk K contiguously), then every D element is one chained dot product.
+#include "tcemu/mma.hpp"
+
+#include <algorithm>
+
+namespace tcemu {
+
+namespace {
+
+std::string check(const DatapathParams& p, const MmaProblem& pr, int instr_k) {
+  if (pr.M < 1 || pr.N < 1 || pr.K < 1) return "M, N and K must be positive";
+  if (instr_k < 1 || pr.K % instr_k != 0)
+    return "K = " + std::to_string(pr.K) + " is not a multiple of the instruction's K = " + std::to_string(instr_k);
+  if (instr_k % p.L != 0 && p.L % instr_k != 0) return "instruction K and L do not nest";
+  const size_t M = static_cast<size_t>(pr.M), N = static_cast<size_t>(pr.N), K = static_cast<size_t>(pr.K);
+  if (pr.A.size() != M * K) return "A must hold M*K codes";
+  if (pr.B.size() != K * N) return "B must hold K*N codes";
+  if (pr.C.size() != M * N) return "C must hold M*N codes";
+  if (std::string e = validate(p, pr.atype, pr.btype, pr.scale_type); !e.empty()) return e;
+  const bool scaled = p.kind == DatapathKind::st_fdpa || p.kind == DatapathKind::gst_fdpa;
+  if (scaled) {
+    if (!pr.scale_type || pr.scale_block < 1) return "block-scaled datapath needs a scale type and block size";
+    if (K % static_cast<size_t>(pr.scale_block) != 0) return "K must be a multiple of the scale block";
+    const size_t nb = K / static_cast<size_t>(pr.scale_block);
+    if (pr.sa.size() != M * nb || pr.sb.size() != N * nb) return "scales must hold M*(K/block) and N*(K/block) codes";
+    if (p.kind == DatapathKind::gst_fdpa && pr.scale_block % p.group != 0 && p.group % pr.scale_block != 0)
+      return "scale block and group do not nest";
+    if (p.kind == DatapathKind::gst_fdpa && pr.scale_block < p.group) return "GST-FDPA: scale block smaller than the group";
+  }
+  return "";
+}
+
+Operand negated(Operand o, bool neg) {
+  if (neg) o.neg ^= 1;
+  return o;
+}
+
+// C * 2^-s, exactly, then toward zero into the accumulator format (tcgen05 scale-input-d).
+uint64_t scale_c(uint64_t c, Fmt acc, int s) {
+  const Operand o = decode_operand(acc, c);
+  if (o.special || o.sig == 0 || s <= 0) return c;
+  return round_to_float(o.neg, o.sig, o.low - s, false, acc, false);
+}
+
+}  // namespace
+
+MmaResult mma_params(const DatapathParams& p, const MmaProblem& pr, int instr_k, const MmaOptions& opt) {
+  MmaResult r;
+  if (std::string e = check(p, pr, instr_k); !e.empty()) {
+    r.error = e;
+    return r;
+  }
+  if (opt.scale_input_d > 15) {
+    r.error = "scale-input-d must be in 0..15";
+    return r;
+  }
+  const size_t M = static_cast<size_t>(pr.M), N = static_cast<size_t>(pr.N), K = static_cast<size_t>(pr.K);
+  // One step is L terms, or a whole instruction whose K is below L (its missing terms are
+  // zero products: sm_90 m16n8k8 f16 runs a 16-term datapath).
+  const size_t L = std::min(static_cast<size_t>(p.L), static_cast<size_t>(instr_k));
+  const bool is_int = p.kind == DatapathKind::integer;
+  const Fmt acc = is_int ? Fmt::f32 : output_format(p.rounding);
+  std::vector<Operand> A(M * K), Bt(N * K);
+  for (size_t m = 0; m < M; ++m)
+    for (size_t k = 0; k < K; ++k) A[m * K + k] = negated(decode_operand(pr.atype, pr.A[m * K + k]), opt.negate_a);
+  for (size_t k = 0; k < K; ++k)
+    for (size_t n = 0; n < N; ++n) Bt[n * K + k] = negated(decode_operand(pr.btype, pr.B[k * N + n]), opt.negate_b);
+  // Scales expanded to what the step functions index: one per term (ST) or per group (GST).
+  std::vector<Operand> SA, SB;
+  size_t sper = 0;  // scales per row of A / column of B after expansion
+  if (p.kind == DatapathKind::st_fdpa || p.kind == DatapathKind::gst_fdpa) {
+    const size_t blk = static_cast<size_t>(pr.scale_block), nb = K / blk;
+    const size_t unit = p.kind == DatapathKind::st_fdpa ? 1 : static_cast<size_t>(p.group);
+    sper = K / unit;
+    SA.resize(M * sper);
+    SB.resize(N * sper);
+    for (size_t m = 0; m < M; ++m)
+      for (size_t j = 0; j < sper; ++j) SA[m * sper + j] = decode_operand(*pr.scale_type, pr.sa[m * nb + j * unit / blk]);
+    for (size_t n = 0; n < N; ++n)
+      for (size_t j = 0; j < sper; ++j) SB[n * sper + j] = decode_operand(*pr.scale_type, pr.sb[n * nb + j * unit / blk]);
+  }
+  const size_t per_instr = static_cast<size_t>(instr_k);
+  const size_t promote = opt.promote_every > 0 ? static_cast<size_t>(opt.promote_every) * per_instr : 0;
+  r.D.resize(M * N);
+  // Columns in blocks whose decoded B stays in cache while every row of A passes over it.
+  const size_t nblock = std::max<size_t>(1, (size_t{192} << 10) / (K * sizeof(Operand)));
+  for (size_t n0 = 0; n0 < N; n0 += nblock) {
+    for (size_t m = 0; m < M; ++m) {
+      for (size_t n = n0; n < std::min(N, n0 + nblock); ++n) {
+        uint64_t c = opt.scale_d ? pr.C[m * N + n] : 0;
+        if (opt.scale_input_d >= 0 && !is_int) c = scale_c(c, acc, opt.scale_input_d);
+        const Operand* a = &A[m * K];
+        const Operand* b = &Bt[n * K];
+        uint64_t accum = c;                  // f32 promotion accumulator (promote > 0)
+        uint64_t d = promote ? 0 : c;        // the tensor-core accumulator
+        for (size_t k = 0; k < K; k += L) {
+          const size_t len = std::min(L, K - k);
+          switch (p.kind) {
+            case DatapathKind::t_fdpa: d = fdpa_step_decoded(p, a + k, b + k, len, d); break;
+            case DatapathKind::st_fdpa:
+              d = fdpa_step_decoded(p, a + k, b + k, len, d, &SA[m * sper + k], &SB[n * sper + k]);
+              break;
+            case DatapathKind::gst_fdpa: {
+              const size_t g0 = k / static_cast<size_t>(p.group);
+              d = gst_step_decoded(p, a + k, b + k, len, d, &SA[m * sper + g0], &SB[n * sper + g0]);
+              break;
+            }
+            case DatapathKind::integer: d = int_step_decoded(p, a + k, b + k, len, d); break;
+          }
+          if (promote && (k + len) % promote == 0) {
+            accum = f32_add_rne(static_cast<uint32_t>(accum), static_cast<uint32_t>(d));
+            d = 0;
+          }
+        }
+        if (promote && K % promote != 0) accum = f32_add_rne(static_cast<uint32_t>(accum), static_cast<uint32_t>(d));
+        r.D[m * N + n] = promote ? accum : d;
+      }
+    }
+  }
+  return r;
+}
+
+MmaResult mma(const InstrEntry& e, const MmaProblem& pr, const MmaOptions& opt) {
+  MmaResult r;
+  if (pr.atype != e.atype || pr.btype != e.btype) {
+    r.error = "operand types differ from the instruction's (" + std::string(info(e.atype).name) + ", " +
+              std::string(info(e.btype).name) + ")";
+    return r;
+  }
+  if (e.scale_type && (pr.scale_type != e.scale_type || pr.scale_block != e.scale_block)) {
+    r.error = "scales must be " + std::string(info(*e.scale_type).name) + " per " + std::to_string(e.scale_block) + " elements";
+    return r;
+  }
+  if (opt.promote_every > 0 && e.dtype != AccType::f32) {
+    r.error = "FP32 promotion needs an f32 accumulator";
+    return r;
+  }
+  return mma_params(e.params, pr, e.K, opt);
+}
+
+}  // namespace tcemu

@@ -1,0 +1,163 @@
+// The golden-vector file format, version 1: JSON (nlohmann/json) holding one or more cases.
+// A case names an operation (an MMA/GEMM instruction of the catalog, a conversion under a
+// convention, or a PTX cvt instruction), its shapes and layouts, its operands, the expected
+// result and where that result came from. Small arrays travel as hex strings inside the JSON;
+// large ones in .npy files next to it. The full description is docs/golden.md; the JSON
+// Schema is golden/schema/golden-v1.schema.json.
+//
+// Reading checks everything a kernel test relies on and throws GoldenError naming the field
+// ("cases[2].operands.A.hex: ..."): the version, lengths, codes out of range, missing block
+// scales, shapes that do not tile into the instruction.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tcemu/catalog.hpp"
+#include "tcemu/convert.hpp"
+#include "tcemu/format.hpp"
+#include "tcemu/mma.hpp"
+#include "tcemu/ptx_cvt.hpp"
+
+namespace tcemu::golden {
+
+inline constexpr int kFormatVersion = 1;
+inline constexpr std::string_view kFormatName = "tcemu-golden";
+inline constexpr std::string_view kTcemuVersion = "0.1.0";
+
+struct GoldenError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The element type of an array: a format of format.hpp, the int32 accumulator "s32", or raw
+// register bits "b8" / "b16" / "b32" (operands of PTX cvt instructions).
+struct ElemType {
+  std::string name;
+  std::optional<Fmt> fmt;  // set for the formats of format.hpp
+  int bits = 32;           // bits of one code
+  int bytes = 4;           // container: 1, 2, 4 or 8 bytes, little-endian
+  int hex_digits = 8;      // digits of one code in a hex string
+  bool operator==(const ElemType& o) const { return name == o.name; }
+};
+std::optional<ElemType> parse_elem_type(std::string_view name);
+ElemType elem_type(Fmt f);
+ElemType s32_type();
+ElemType bits_type(int bits);  // b8, b16, b32
+// True when `code` is a code of the type (fits its width; ue4m3 bit 7 clear). tf32 codes are
+// f32 containers: the low 13 bits are allowed (the instruction ignores them, PTX wgmma).
+bool code_in_range(const ElemType& t, uint64_t code);
+// NumPy dtype used when writing: <f4 for f32, <f2 for f16, |i1 for s8, <i4 for s32, else
+// unsigned integers of the container size (bf16, fp8, fp6, fp4 codes are bit patterns).
+std::string npy_descr(const ElemType& t);
+
+// An array of codes. A matrix of rows x cols is stored row-major ([rows, ld], element (r, c)
+// at r*ld + c) or column-major ([cols, ld], element (r, c) at c*ld + r); ld defaults to the
+// contiguous dimension. A vector has cols = 1 and 1-D shape.
+struct Array {
+  ElemType type;
+  size_t rows = 0, cols = 1;
+  bool is_vector = false;  // shape [rows]
+  bool col_major = false;
+  size_t ld = 0;           // leading dimension (elements); 0 = contiguous
+  std::vector<uint8_t> raw;  // storage order, type.bytes per element, little-endian
+  std::string npy;           // file name (relative to the JSON) when it lives in a .npy
+
+  size_t lead() const { return ld ? ld : (col_major ? rows : cols); }
+  size_t storage_count() const { return is_vector ? rows : (col_major ? cols : rows) * lead(); }
+  size_t index(size_t r, size_t c) const { return col_major ? c * lead() + r : r * lead() + c; }
+  // Inline with fixed-size loads: compare walks 67M elements of an 8192 x 8192 output.
+  uint64_t at_storage(size_t i) const {
+    const uint8_t* p = raw.data() + i * static_cast<size_t>(type.bytes);
+    switch (type.bytes) {
+      case 1: return *p;
+      case 2: { uint16_t v; std::memcpy(&v, p, 2); return v; }
+      case 4: { uint32_t v; std::memcpy(&v, p, 4); return v; }
+      default: { uint64_t v; std::memcpy(&v, p, 8); return v; }
+    }
+  }
+  uint64_t at(size_t r, size_t c) const { return at_storage(index(r, c)); }
+  void set(size_t r, size_t c, uint64_t code);
+  // The logical matrix, row-major rows x cols.
+  std::vector<uint64_t> logical() const;
+};
+// A row-major matrix (or vector) from logical codes.
+Array make_array(const ElemType& t, size_t rows, size_t cols, const std::vector<uint64_t>& codes, bool col_major = false,
+                 bool is_vector = false);
+
+enum class OpKind { mma, convert, cvt };
+std::string_view to_string(OpKind k);
+
+struct MmaSpec {
+  std::string arch, ptx;
+  std::optional<Fmt> atype, btype, stype;  // as given (tcgen05 needs them; others may omit)
+  std::optional<AccType> dtype;
+  const InstrEntry* entry = nullptr;       // resolved from the catalog
+  int M = 0, N = 0, K = 0;
+  int tile_m = 0, tile_n = 0;              // the instruction tile the output is made of
+  MmaOptions options;
+};
+
+struct ConvertSpec {
+  Fmt from = Fmt::f32, to = Fmt::f16;
+  std::string convention = "ptx";
+  OptionRequest request;      // what the case asks for on top of the convention
+  ConvertOptions options;     // resolved
+};
+
+struct CvtSpec {
+  std::string ptx;
+  RsBitMap rs_map = RsBitMap::ptx_doc;
+  PtxCvt parsed;
+};
+
+// Where the expected result came from. source "tcemu": generated (tcemu_version, model,
+// seed, generator settings); source "hardware": measured (gpu, driver, cuda, date).
+struct Provenance {
+  std::string source = "tcemu";
+  nlohmann::json fields = nlohmann::json::object();  // every field, source included
+};
+
+struct Case {
+  std::string name;
+  OpKind op = OpKind::mma;
+  MmaSpec mma;
+  ConvertSpec conv;
+  CvtSpec cvt;
+  // mma: A (M x K), B (K x N), C (M x N), scale_A (M x K/block), scale_B (N x K/block).
+  // convert: x (n), rbits (n, b32, Round::rs only). cvt: src (n x registers), rbits (n).
+  std::map<std::string, Array> operands;
+  Array expected;  // mma: D (M x N); convert: y (n); cvt: d (n)
+  std::string expected_name = "D";
+  Provenance provenance;
+  std::string note;
+};
+
+struct GoldenFile {
+  int version = kFormatVersion;
+  std::string description;
+  std::vector<Case> cases;
+};
+
+// Reads and checks a file; .npy references are resolved relative to its folder.
+GoldenFile read_golden(const std::string& path);
+// Parses a document (npy references resolved in `dir`). `where` prefixes error messages.
+GoldenFile parse_golden(const nlohmann::json& doc, const std::string& dir, const std::string& where);
+
+// Writes a file. Arrays with more than `npy_threshold` elements go to .npy files next to it,
+// named <stem>.<case>.<operand>.npy (0 = every array inline as hex).
+void write_golden(const std::string& path, GoldenFile& file, size_t npy_threshold = 4096);
+// The JSON document (arrays whose `npy` is set are referenced, not inlined).
+nlohmann::json to_json(const GoldenFile& file);
+
+// Hex encoding of storage codes: `digits` characters per code, lower case.
+std::string to_hex_string(const Array& a);
+
+}  // namespace tcemu::golden

@@ -1,0 +1,409 @@
+// Alternative models for compare (models.hpp). The case's own model and the catalog's other
+// datapaths run through the emulator; the rest are written here: a T-FDPA step whose final
+// rounding or C entry can differ from the catalog's (to say "RNE instead of RZ"), and the
+// plain CUDA-core accumulations a hand-written kernel does (f32 FMA, f32 multiply-add, f64).
+#include "tcemu_golden/models.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "tcemu/datapath.hpp"
+#include "tcemu/mma.hpp"
+
+namespace tcemu::golden {
+namespace {
+
+double as_double(Fmt f, uint64_t code) {
+  const uint64_t b = convert(f, Fmt::f64, code, ConvertOptions{}).code;
+  double v;
+  std::memcpy(&v, &b, 8);
+  return v;
+}
+
+uint32_t f32_bits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+// Output of a float accumulation: f32 as is; f16 rounded to nearest even from f32.
+uint64_t to_output(Fmt out, float v) {
+  if (out == Fmt::f32) return f32_bits(v);
+  return convert(Fmt::f32, out, f32_bits(v), ConvertOptions{}).code;
+}
+uint64_t to_output(Fmt out, double v) {
+  uint64_t b;
+  std::memcpy(&b, &v, 8);
+  return convert(Fmt::f64, out, b, ConvertOptions{}).code;
+}
+
+// The operands of one output element, gathered from the case (without materialising whole
+// matrices: an 8192 x 8192 case only touches the sampled rows and columns).
+struct Element {
+  std::vector<uint64_t> a, b, sa, sb;
+  uint64_t c = 0;
+};
+
+struct Shared {
+  const Case* c;
+  const InstrEntry* e;
+  size_t K, nb;
+  Fmt out;
+  bool has_c;
+  Element gather(size_t m, size_t n) const {
+    Element el;
+    const Array& A = c->operands.at("A");
+    const Array& B = c->operands.at("B");
+    el.a.resize(K);
+    el.b.resize(K);
+    for (size_t k = 0; k < K; ++k) {
+      el.a[k] = A.at(m, k);
+      el.b[k] = B.at(k, n);
+    }
+    if (has_c && c->mma.options.scale_d) el.c = c->operands.at("C").at(m, n);
+    if (e->scale_type) {
+      const Array& SA = c->operands.at("scale_A");
+      const Array& SB = c->operands.at("scale_B");
+      for (size_t j = 0; j < nb; ++j) {
+        el.sa.push_back(SA.at(m, j));
+        el.sb.push_back(SB.at(n, j));
+      }
+    }
+    return el;
+  }
+  // Runs explicit datapath parameters on one element through the emulator.
+  uint64_t run(const DatapathParams& p, int instr_k, const MmaOptions& o, const Element& el) const {
+    MmaProblem pr;
+    pr.M = pr.N = 1;
+    pr.K = static_cast<int>(K);
+    pr.atype = e->atype;
+    pr.btype = e->btype;
+    pr.A = el.a;
+    pr.B = el.b;
+    std::vector<uint64_t> cc{el.c};
+    pr.C = cc;
+    if (e->scale_type) {
+      pr.scale_type = e->scale_type;
+      pr.scale_block = e->scale_block;
+      pr.sa = el.sa;
+      pr.sb = el.sb;
+    }
+    MmaResult r = mma_params(p, pr, instr_k, o);
+    return r.D.empty() ? ~uint64_t{0} : r.D[0];  // an impossible code: never matches
+  }
+  // Value of term k with its block scales, as a double (exact for every tensor-core format).
+  double scaled(const Element& el, size_t k, bool is_a) const {
+    double v = as_double(is_a ? e->atype : e->btype, is_a ? el.a[k] : el.b[k]);
+    if (is_a && c->mma.options.negate_a) v = -v;
+    if (!is_a && c->mma.options.negate_b) v = -v;
+    if (e->scale_type) {
+      const size_t j = k / static_cast<size_t>(e->scale_block);
+      v *= as_double(*e->scale_type, is_a ? el.sa[j] : el.sb[j]);
+    }
+    return v;
+  }
+};
+
+// Final roundings a variant T-FDPA can apply.
+enum class Fin { rz_f32, rne_f32, rz_e8m13, rne_f16, rz_f16 };
+
+uint64_t finish(Fin f, bool neg, uint64_t mag, int exp) {
+  switch (f) {
+    case Fin::rz_f32: return round_to_float(neg, mag, exp, false, Fmt::f32, false);
+    case Fin::rne_f32: return round_to_float(neg, mag, exp, false, Fmt::f32, true);
+    case Fin::rz_e8m13: {
+      const uint64_t r = round_to_float(neg, mag, exp, false, Fmt::f32, false);
+      return r & ~uint64_t{0x3FF};
+    }
+    case Fin::rne_f16: return round_to_float(neg, mag, exp, false, Fmt::f16, true);
+    case Fin::rz_f16: return round_to_float(neg, mag, exp, false, Fmt::f16, false);
+  }
+  return 0;
+}
+
+// One T-FDPA / ST-FDPA step, NUMERICS.md §3.1-3.2, with a chosen final rounding and C entry.
+uint64_t variant_step(const DatapathParams& p, Fin fin, bool c_after, Fmt out, const Operand* a, const Operand* b,
+                      const Operand* sa, const Operand* sb, size_t n, uint64_t c) {
+  bool nan = false;
+  int inf = 0;  // bit 0: +Inf seen, bit 1: -Inf seen
+  const Operand oc = decode_operand(out, c);
+  for (size_t i = 0; i < n; ++i) {
+    const bool zero_a = !a[i].special && a[i].sig == 0, zero_b = !b[i].special && b[i].sig == 0;
+    if (a[i].special == 2 || b[i].special == 2 || (sa && (sa[i].special == 2 || sb[i].special == 2))) nan = true;
+    else if (a[i].special == 1 || b[i].special == 1) {
+      if (zero_a || zero_b) nan = true;
+      else inf |= (a[i].neg ^ b[i].neg) ? 2 : 1;
+    }
+  }
+  if (oc.special == 2) nan = true;
+  if (oc.special == 1) inf |= oc.neg ? 2 : 1;
+  if (nan || inf == 3) return *canonical_nan(out);
+  if (inf) return *inf_code(out, inf == 2);
+  struct Term {
+    uint64_t sig;
+    int low, e;
+    bool neg;
+  };
+  std::vector<Term> t;
+  int emax = INT32_MIN;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t sig = uint64_t{a[i].sig} * b[i].sig;
+    int low = a[i].low + b[i].low, e = a[i].E + b[i].E;
+    if (sa) {
+      sig *= uint64_t{sa[i].sig} * sb[i].sig;
+      low += sa[i].low + sb[i].low;
+      e += sa[i].E + sb[i].E;
+    }
+    if (sig == 0) e = p.e_zero;
+    emax = std::max(emax, e);
+    t.push_back({sig, low, e, (a[i].neg ^ b[i].neg) != 0});
+  }
+  if (!c_after) {
+    emax = std::max(emax, oc.sig ? int{oc.E} : p.e_zero);
+    t.push_back({oc.sig, oc.low, 0, oc.neg != 0});
+  }
+  const int q = emax - p.F;
+  __int128 S = 0;
+  for (const Term& x : t) {
+    if (!x.sig) continue;
+    const int sh = x.low - q;
+    __int128 v;
+    if (sh >= 0) v = sh > 100 ? 0 : static_cast<__int128>(x.sig) << sh;  // sh > 100 cannot happen: |term| <= 2^(emax+4)
+    else v = -sh >= 64 ? 0 : static_cast<__int128>(x.sig >> -sh);
+    S += x.neg ? -v : v;
+  }
+  const bool neg = S < 0;
+  const unsigned __int128 mag = neg ? static_cast<unsigned __int128>(-S) : static_cast<unsigned __int128>(S);
+  uint64_t r;
+  if (mag >> 63) {  // keep 63 bits; the dropped ones only matter as sticky bits, which RZ ignores
+    int sh = 0;
+    unsigned __int128 m = mag;
+    while (m >> 63) { m >>= 1; ++sh; }
+    r = finish(fin, neg, static_cast<uint64_t>(m), q + sh);
+  } else {
+    r = finish(fin, neg, static_cast<uint64_t>(mag), q);
+  }
+  if (c_after) return f32_add_rne(static_cast<uint32_t>(r), static_cast<uint32_t>(c));
+  return r;
+}
+
+std::string fin_name(Fin f) {
+  switch (f) {
+    case Fin::rz_f32: return "RZ to f32";
+    case Fin::rne_f32: return "RNE to f32";
+    case Fin::rz_e8m13: return "RZ to e8m13";
+    case Fin::rne_f16: return "RNE to f16";
+    case Fin::rz_f16: return "RZ to f16";
+  }
+  return "?";
+}
+
+Fin fin_of(OutputRounding r) {
+  switch (r) {
+    case OutputRounding::rz_f32: return Fin::rz_f32;
+    case OutputRounding::rne_f16: return Fin::rne_f16;
+    case OutputRounding::rz_e8m13: return Fin::rz_e8m13;
+  }
+  return Fin::rz_f32;
+}
+
+void mma_models(const Case& c, std::vector<AltModel>& out) {
+  const InstrEntry& e = *c.mma.entry;
+  auto sh = std::make_shared<Shared>();
+  sh->c = &c;
+  sh->e = &e;
+  sh->K = static_cast<size_t>(c.mma.K);
+  sh->nb = e.scale_type ? sh->K / static_cast<size_t>(e.scale_block) : 0;
+  sh->has_c = c.operands.count("C") != 0;
+  sh->out = e.dtype == AccType::s32 ? Fmt::f32 : *acc_format(e.dtype);
+  const MmaOptions opt = c.mma.options;
+  out.push_back({"the case's model: " + e.arch + " " + e.family, describe(e.params) + " (catalog, " +
+                     std::string(to_string(e.confidence)) + ")",
+                 true, [sh, opt](size_t m, size_t n) { return sh->run(sh->e->params, sh->e->K, opt, sh->gather(m, n)); }});
+  if (e.dtype == AccType::s32) {
+    DatapathParams p = e.params;
+    p.satfinite = !p.satfinite;
+    out.push_back({p.satfinite ? "int32 saturation (.satfinite)" : "int32 wrap-around (no .satfinite)",
+                   "exact integer sum, " + std::string(p.satfinite ? "clamped to" : "wrapped into") + " int32", false,
+                   [sh, p, opt](size_t m, size_t n) { return sh->run(p, sh->e->K, opt, sh->gather(m, n)); }});
+    return;
+  }
+  // The catalog's other datapaths for the same operand and accumulator types.
+  std::set<std::string> seen{describe(e.params)};
+  for (const InstrEntry& o : catalog()) {
+    if (o.atype != e.atype || o.btype != e.btype || o.dtype != e.dtype || o.scale_type != e.scale_type ||
+        o.scale_block != e.scale_block)
+      continue;
+    const std::string d = describe(o.params);
+    if (!seen.insert(d).second) continue;
+    int ik = o.K;
+    if (sh->K % static_cast<size_t>(ik) != 0) ik = o.params.L;
+    if (sh->K % static_cast<size_t>(ik) != 0) continue;
+    const DatapathParams p = o.params;
+    out.push_back({"the " + o.arch + " " + o.family + " model", d, false,
+                   [sh, p, ik, opt](size_t m, size_t n) { return sh->run(p, ik, opt, sh->gather(m, n)); }});
+  }
+  // The same datapath with another final rounding or C entry.
+  if (e.params.kind == DatapathKind::t_fdpa || e.params.kind == DatapathKind::st_fdpa) {
+    const Fin base = fin_of(e.params.rounding);
+    std::vector<std::pair<Fin, bool>> vs;
+    const bool c_after = e.params.c_entry == CEntry::rne_f32_after;
+    if (sh->out == Fmt::f32) {
+      for (Fin f : {Fin::rz_f32, Fin::rne_f32, Fin::rz_e8m13})
+        if (f != base) vs.push_back({f, c_after});
+      vs.push_back({base, !c_after});
+    } else {
+      vs.push_back({Fin::rz_f16, false});
+    }
+    const bool neg_a = opt.negate_a, neg_b = opt.negate_b;
+    for (auto [f, ca] : vs) {
+      const DatapathParams p = e.params;
+      std::string name = "the case's datapath with " + fin_name(f) + (f == base ? "" : " instead of " + fin_name(base));
+      if (ca != c_after) name = std::string("the case's datapath with C ") + (ca ? "added after by an f32 RNE add" : "fused into the sum");
+      out.push_back({name, "T-FDPA L=" + std::to_string(p.L) + " F=" + std::to_string(p.F) + ", " + fin_name(f) +
+                               (ca ? ", C added after" : ", C fused"),
+                     false, [sh, p, f, ca, neg_a, neg_b](size_t m, size_t n) {
+                       const Element el = sh->gather(m, n);
+                       const Fmt fa = sh->e->atype, fb = sh->e->btype;
+                       std::vector<Operand> A(sh->K), B(sh->K), SA, SB;
+                       for (size_t k = 0; k < sh->K; ++k) {
+                         A[k] = decode_operand(fa, el.a[k]);
+                         B[k] = decode_operand(fb, el.b[k]);
+                         if (neg_a) A[k].neg ^= 1;
+                         if (neg_b) B[k].neg ^= 1;
+                         if (sh->e->scale_type) {
+                           const size_t j = k / static_cast<size_t>(sh->e->scale_block);
+                           SA.push_back(decode_operand(*sh->e->scale_type, el.sa[j]));
+                           SB.push_back(decode_operand(*sh->e->scale_type, el.sb[j]));
+                         }
+                       }
+                       uint64_t d = sh->c->mma.options.scale_d ? el.c : 0;
+                       const size_t L = std::min(static_cast<size_t>(p.L), static_cast<size_t>(sh->e->K));
+                       for (size_t k = 0; k < sh->K; k += L) {
+                         const size_t len = std::min(L, sh->K - k);
+                         d = variant_step(p, f, ca, sh->out, &A[k], &B[k], SA.empty() ? nullptr : &SA[k],
+                                          SB.empty() ? nullptr : &SB[k], len, d);
+                       }
+                       return d;
+                     }});
+    }
+  }
+  if (e.dtype == AccType::f32 && opt.promote_every == 0 && sh->K > 4 * static_cast<size_t>(e.K)) {
+    MmaOptions o = opt;
+    o.promote_every = 4;
+    out.push_back({"FP32 promotion every 4 instructions", "tensor-core partial sums added into an f32 accumulator (DeepGEMM)",
+                   false, [sh, o](size_t m, size_t n) { return sh->run(sh->e->params, sh->e->K, o, sh->gather(m, n)); }});
+  }
+  // CUDA-core accumulations in k order.
+  out.push_back({"plain f32 FMA accumulation in k order",
+                 "d = fmaf(a_k, b_k, d) for k = 0, 1, ... starting from C, each step rounded to nearest even in f32" +
+                     std::string(sh->out == Fmt::f16 ? ", then rounded to f16" : ""),
+                 false, [sh](size_t m, size_t n) {
+                   const Element el = sh->gather(m, n);
+                   float d = sh->c->mma.options.scale_d ? static_cast<float>(as_double(sh->out, el.c)) : 0.0f;
+                   for (size_t k = 0; k < sh->K; ++k)
+                     d = std::fmaf(static_cast<float>(sh->scaled(el, k, true)), static_cast<float>(sh->scaled(el, k, false)), d);
+                   return to_output(sh->out, d);
+                 }});
+  out.push_back({"f32 multiply then add in k order (no FMA)",
+                 "d = d + a_k*b_k with the product and the sum each rounded to nearest even in f32", false,
+                 [sh](size_t m, size_t n) {
+                   const Element el = sh->gather(m, n);
+                   float d = sh->c->mma.options.scale_d ? static_cast<float>(as_double(sh->out, el.c)) : 0.0f;
+                   for (size_t k = 0; k < sh->K; ++k) {
+                     volatile float prod = static_cast<float>(sh->scaled(el, k, true)) * static_cast<float>(sh->scaled(el, k, false));
+                     d = d + prod;
+                   }
+                   return to_output(sh->out, d);
+                 }});
+  out.push_back({"f64 accumulation rounded once to " + std::string(info(sh->out).name),
+                 "a nearly exact dot product: products and sums in f64, one rounding to nearest even at the end", false,
+                 [sh](size_t m, size_t n) {
+                   const Element el = sh->gather(m, n);
+                   double d = sh->c->mma.options.scale_d ? as_double(sh->out, el.c) : 0.0;
+                   for (size_t k = 0; k < sh->K; ++k) d = std::fma(sh->scaled(el, k, true), sh->scaled(el, k, false), d);
+                   return to_output(sh->out, d);
+                 }});
+}
+
+void convert_models(const Case& c, std::vector<AltModel>& out) {
+  const Case* cp = &c;
+  auto conv = [cp](const ConvertOptions& o) {
+    return [cp, o](size_t i, size_t) {
+      const Array& x = cp->operands.at("x");
+      auto rb = cp->operands.find("rbits");
+      const uint32_t bits = rb == cp->operands.end() ? 0 : static_cast<uint32_t>(rb->second.at(i, 0));
+      return convert(cp->conv.from, cp->conv.to, x.at(i, 0), o, bits).code;
+    };
+  };
+  const ConvertOptions base = c.conv.options;
+  out.push_back({"the case's conversion: " + c.conv.convention, "convention " + c.conv.convention, true, conv(base)});
+  for (Round r : {Round::rn, Round::rna, Round::rz, Round::rd, Round::ru})
+    for (bool sat : {false, true}) {
+      if (r == base.round && sat == base.satfinite) continue;
+      ConvertOptions o = base;
+      o.round = r;
+      o.satfinite = sat;
+      std::string name = "rounding " + std::string(to_string(r)) + (sat ? " with" : " without") + " satfinite";
+      out.push_back({name, "the case's options with " + name, false, conv(o)});
+    }
+  for (const Convention& cv : conventions()) {
+    if (cv.name == c.conv.convention) continue;
+    Resolved res = resolve(cv.name, c.conv.from, c.conv.to, c.conv.request);
+    if (!res.options) continue;
+    out.push_back({"the " + std::string(cv.name) + " convention", std::string(cv.summary), false, conv(*res.options)});
+  }
+}
+
+void cvt_models(const Case& c, std::vector<AltModel>& out) {
+  const Case* cp = &c;
+  auto run = [cp](RsBitMap map, bool swap) {
+    return [cp, map, swap](size_t i, size_t) {
+      const Array& src = cp->operands.at("src");
+      const PtxCvt& p = cp->cvt.parsed;
+      std::vector<uint64_t> regs(src.cols);
+      for (size_t r = 0; r < src.cols; ++r) regs[r] = src.at(i, r);
+      if (swap) {
+        if (p.src_packed) {  // reverse the fields of the packed register
+          const int slot = ptx_cvt_src_bits(p) / p.src_count;
+          const uint64_t mask = (uint64_t{1} << slot) - 1;
+          uint64_t v = 0;
+          for (int e = 0; e < p.src_count; ++e) v |= ((regs[0] >> (slot * e)) & mask) << (slot * (p.src_count - 1 - e));
+          regs[0] = v;
+        } else {
+          std::reverse(regs.begin(), regs.end());
+        }
+      }
+      auto rb = cp->operands.find("rbits");
+      const uint32_t bits = rb == cp->operands.end() ? 0 : static_cast<uint32_t>(rb->second.at(i, 0));
+      return ptx_cvt_eval(p, regs, bits, map);
+    };
+  };
+  out.push_back({"the case's instruction: " + c.cvt.ptx, "PTX cvt", true, run(c.cvt.rs_map, false)});
+  if (c.cvt.parsed.src_count > 1)
+    out.push_back({"source elements in the other order", "a and b swapped (CUDA passes (x.y, x.x) as (a, b))", false,
+                   run(c.cvt.rs_map, true)});
+  if (c.cvt.parsed.has_rbits) {
+    const RsBitMap other = c.cvt.rs_map == RsBitMap::ptx_doc ? RsBitMap::flashinfer_hw : RsBitMap::ptx_doc;
+    out.push_back({other == RsBitMap::ptx_doc ? "random bits mapped as the PTX document says" : "random bits mapped as measured by flashinfer",
+                   "the other rbits mapping of cvt.rs", false, run(other, false)});
+  }
+}
+
+}  // namespace
+
+std::vector<AltModel> alternative_models(const Case& c) {
+  std::vector<AltModel> out;
+  switch (c.op) {
+    case OpKind::mma: mma_models(c, out); break;
+    case OpKind::convert: convert_models(c, out); break;
+    case OpKind::cvt: cvt_models(c, out); break;
+  }
+  return out;
+}
+
+}  // namespace tcemu::golden

@@ -1,0 +1,106 @@
+// tcemu compare EXPECTED.json ACTUAL: bit-by-bit comparison of a kernel's output with a golden
+// case, and a report that says where and why it differs (docs/golden.md, docs/workflow.md).
+// Exit status: 0 identical, 1 different, 2 bad input.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "cli_util.hpp"
+#include "commands.hpp"
+#include "tcemu_golden/compare.hpp"
+#include "tcemu_golden/golden.hpp"
+
+namespace tcemu::cli {
+namespace {
+
+using namespace tcemu::golden;
+
+struct CompareArgs {
+  std::string expected, actual, case_name, json_out, html_out;
+  bool nans_equal = false, no_models = false, quiet = false;
+  size_t max_listed = 10, sample = 2048;
+};
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!out) throw InputError(path + ": cannot write");
+  out << text;
+}
+
+int run_compare(const CompareArgs& a) {
+  GoldenFile exp = read_golden(a.expected);
+  std::vector<const Case*> cases;
+  if (!a.case_name.empty()) {
+    for (const Case& c : exp.cases)
+      if (c.name == a.case_name) cases.push_back(&c);
+    if (cases.empty()) {
+      // Also accept an index.
+      try {
+        const size_t i = std::stoul(a.case_name);
+        if (i < exp.cases.size()) cases.push_back(&exp.cases[i]);
+      } catch (const std::exception&) {
+      }
+    }
+    if (cases.empty()) throw InputError(a.expected + ": no case named '" + a.case_name + "'");
+  } else if (actual_kind(a.actual) == "golden") {
+    for (const Case& c : exp.cases) cases.push_back(&c);
+  } else {
+    if (exp.cases.size() != 1)
+      throw InputError(a.expected + " holds " + std::to_string(exp.cases.size()) +
+                       " cases: choose the one ACTUAL belongs to with --case NAME (or its index)");
+    cases.push_back(&exp.cases[0]);
+  }
+  CompareOptions opt;
+  opt.nans_equal = a.nans_equal;
+  opt.max_listed = a.max_listed;
+  opt.analyse_models = !a.no_models;
+  opt.model_sample = a.sample;
+  nlohmann::json reports = nlohmann::json::array();
+  bool all_same = true;
+  for (const Case* c : cases) {
+    const Array act = read_actual(a.actual, *c);
+    const CompareReport r = compare(*c, act, opt);
+    all_same = all_same && r.identical();
+    if (!a.quiet) std::cout << text_report(r) << (cases.size() > 1 ? "\n" : "");
+    if (!a.json_out.empty()) reports.push_back(json_report(r));
+    if (!a.html_out.empty()) {
+      std::string path = a.html_out;
+      if (cases.size() > 1) {
+        const std::filesystem::path p(a.html_out);
+        path = (p.parent_path() / (p.stem().string() + "." + c->name + p.extension().string())).string();
+      }
+      write_file(path, html_report(r));
+    }
+  }
+  if (!a.json_out.empty()) {
+    nlohmann::json j = {{"expected", a.expected}, {"actual", a.actual}, {"identical", all_same}, {"cases", reports}};
+    if (a.json_out == "-") std::cout << j.dump(1) << "\n";
+    else write_file(a.json_out, j.dump(1) + "\n");
+  }
+  if (a.quiet) std::cout << (all_same ? "identical" : "different") << "\n";
+  return all_same ? 0 : 1;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, Runner& run) {
+  auto a = std::make_shared<CompareArgs>();
+  auto* cmd = app.add_subcommand("compare",
+                                 "Compare a kernel's output with a golden case bit for bit (exit 0 identical, 1 different, 2 bad input)");
+  cmd->add_option("EXPECTED", a->expected, "golden JSON file")->required();
+  cmd->add_option("ACTUAL", a->actual,
+                  "the kernel's output: raw little-endian codes in the expected layout, a .npy file, or a golden .json file")
+      ->required();
+  cmd->add_option("--case", a->case_name, "the case ACTUAL belongs to (name or index), when EXPECTED holds several");
+  cmd->add_flag("--nans-equal", a->nans_equal, "treat all NaNs as equal (any payload or sign)");
+  cmd->add_option("--json", a->json_out, "write a JSON report to this file ('-' = standard output)");
+  cmd->add_option("--html", a->html_out, "write an HTML report with a heat map of mismatches");
+  cmd->add_option("--max-listed", a->max_listed, "mismatches listed in the report")->capture_default_str();
+  cmd->add_option("--sample", a->sample, "elements on which alternative models are evaluated")->capture_default_str();
+  cmd->add_flag("--no-models", a->no_models, "skip the alternative-model analysis");
+  cmd->add_flag("-q,--quiet", a->quiet, "print only 'identical' or 'different'");
+  cmd->callback([&run, a] { run = [a] { return run_compare(*a); }; });
+}
+
+}  // namespace tcemu::cli

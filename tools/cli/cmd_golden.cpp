@@ -1,0 +1,262 @@
+// tcemu golden gen | check: golden vectors for kernel validation (docs/golden.md).
+//   gen    writes cases for a catalog instruction or GEMM shape, a conversion under a
+//          convention, or a PTX cvt spelling, from named distributions and a seed.
+//   check  reads a file (every check of the format) and, for cases tcemu generated,
+//          recomputes them with the emulator.
+#include <iostream>
+#include <memory>
+
+#include "cli_util.hpp"
+#include "commands.hpp"
+#include "tcemu_golden/committed_set.hpp"
+#include "tcemu_golden/evaluate.hpp"
+#include "tcemu_golden/generate.hpp"
+#include "tcemu_golden/golden.hpp"
+
+namespace tcemu::cli {
+namespace {
+
+using namespace tcemu::golden;
+
+struct GenArgs {
+  std::string out, description;
+  std::string arch, instr, atype, btype, dtype, stype;
+  int M = 0, N = 0, K = 0, tile_m = 0, tile_n = 0;
+  std::string dist = "all", dist_a, dist_b, dist_c, scales = "mixed";
+  double scale = 1.0;
+  uint64_t seed = 1;
+  int cases = 1;
+  std::string order_a = "row", order_b = "col", order_c = "row", order_d = "row";
+  int promote_every = 0, scale_input_d = -1;
+  bool negate_a = false, negate_b = false, no_scale_d = false;
+  std::string from, to, convention = "ptx", round, cvt, rs_map = "ptx_doc";
+  bool satfinite = false, relu = false, ftz = false;
+  size_t count = 256, npy_threshold = 4096;
+};
+
+std::vector<Dist> dists_arg(const std::string& s, const char* flag) {
+  if (s == "all") return {all_distributions().begin(), all_distributions().end()};
+  std::optional<Dist> d = parse_dist(s);
+  if (!d) {
+    std::string msg = flag;
+    msg += ": unknown distribution '";
+    msg += s;
+    msg += "' (known: all";
+    for (Dist x : all_distributions()) msg.append(" ").append(to_string(x));
+    msg += ")";
+    throw InputError(msg);
+  }
+  return {*d};
+}
+
+std::vector<ScaleDist> scales_arg(const std::string& s) {
+  if (s == "all") return {all_scale_distributions().begin(), all_scale_distributions().end()};
+  std::optional<ScaleDist> d = parse_scale_dist(s);
+  if (!d) {
+    std::string msg = "--scales: unknown pattern '";
+    msg += s;
+    msg += "' (known: all";
+    for (ScaleDist x : all_scale_distributions()) msg.append(" ").append(to_string(x));
+    msg += ")";
+    throw InputError(msg);
+  }
+  return {*d};
+}
+
+bool order_arg(const std::string& s, const char* flag) {
+  if (s == "row") return false;
+  if (s == "col") return true;
+  throw InputError(std::string(flag) + ": must be row or col, not '" + s + "'");
+}
+
+std::optional<Fmt> opt_fmt(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  return format_arg(s);
+}
+
+int run_gen(const GenArgs& g) {
+  GoldenFile file;
+  file.description = g.description;
+  const int modes = !g.instr.empty() + !g.cvt.empty() + !g.from.empty();
+  if (modes != 1) throw InputError("golden gen: give exactly one of --instr (with --arch), --cvt, or --from/--to");
+  for (int i = 0; i < g.cases; ++i) {
+    const uint64_t seed = g.seed + static_cast<uint64_t>(i);
+    if (!g.instr.empty()) {
+      if (g.arch.empty()) throw InputError("golden gen: --instr needs --arch (sm_90a, sm_100a, ...)");
+      MmaGenRequest q;
+      q.arch = g.arch;
+      q.ptx = g.instr;
+      q.atype = opt_fmt(g.atype);
+      q.btype = opt_fmt(g.btype);
+      q.stype = opt_fmt(g.stype);
+      if (!g.dtype.empty()) {
+        q.dtype = parse_acc_type(g.dtype);
+        if (!q.dtype) throw InputError("--dtype: must be f16, f32 or s32");
+      }
+      q.M = g.M;
+      q.N = g.N;
+      q.K = g.K;
+      q.tile_m = g.tile_m;
+      q.tile_n = g.tile_n;
+      q.scale = g.scale;
+      q.seed = seed;
+      q.a_col = order_arg(g.order_a, "--order-a");
+      q.b_col = order_arg(g.order_b, "--order-b");
+      q.c_col = order_arg(g.order_c, "--order-c");
+      q.d_col = order_arg(g.order_d, "--order-d");
+      q.options.promote_every = g.promote_every;
+      q.options.negate_a = g.negate_a;
+      q.options.negate_b = g.negate_b;
+      q.options.scale_d = !g.no_scale_d;
+      q.options.scale_input_d = g.scale_input_d;
+      InstrLookup lk = find_instruction(q.arch, q.ptx, q.atype, q.btype, q.dtype, q.stype);
+      if (!lk.entry) throw InputError(lk.error);
+      const std::vector<ScaleDist> scale_list =
+          lk.entry->scale_type ? scales_arg(g.scales) : std::vector<ScaleDist>{ScaleDist::mixed};
+      for (Dist d : dists_arg(g.dist, "--dist"))
+        for (ScaleDist s : scale_list) {
+          q.dist_a = g.dist_a.empty() ? d : dists_arg(g.dist_a, "--dist-a")[0];
+          q.dist_b = g.dist_b.empty() ? d : dists_arg(g.dist_b, "--dist-b")[0];
+          q.dist_c = g.dist_c.empty() ? d : dists_arg(g.dist_c, "--dist-c")[0];
+          q.scales = s;
+          file.cases.push_back(generate_mma(q));
+        }
+    } else if (!g.cvt.empty()) {
+      CvtGenRequest q;
+      q.ptx = g.cvt;
+      if (g.rs_map == "ptx_doc") q.rs_map = RsBitMap::ptx_doc;
+      else if (g.rs_map == "flashinfer_hw") q.rs_map = RsBitMap::flashinfer_hw;
+      else throw InputError("--rs-map: must be ptx_doc or flashinfer_hw");
+      q.count = g.count;
+      q.scale = g.scale;
+      q.seed = seed;
+      for (Dist d : dists_arg(g.dist, "--dist")) {
+        q.dist = d;
+        file.cases.push_back(generate_cvt(q));
+      }
+    } else {
+      if (g.to.empty()) throw InputError("golden gen: --from needs --to");
+      ConvertGenRequest q;
+      q.from = format_arg(g.from);
+      q.to = format_arg(g.to);
+      q.convention = g.convention;
+      if (!g.round.empty()) {
+        q.request.round = parse_round(g.round);
+        if (!q.request.round) throw InputError("--round: unknown rounding '" + g.round + "'");
+      }
+      if (g.satfinite) q.request.satfinite = true;
+      if (g.relu) q.request.relu = true;
+      if (g.ftz) q.request.ftz = true;
+      q.count = g.count;
+      q.scale = g.scale;
+      q.seed = seed;
+      for (Dist d : dists_arg(g.dist, "--dist")) {
+        q.dist = d;
+        file.cases.push_back(generate_convert(q));
+      }
+    }
+  }
+  write_golden(g.out, file, g.npy_threshold);
+  std::cout << "wrote " << file.cases.size() << " case" << (file.cases.size() == 1 ? "" : "s") << " to " << g.out << "\n";
+  return 0;
+}
+
+int run_check(const std::string& path) {
+  GoldenFile f = read_golden(path);
+  size_t bad = 0;
+  for (const Case& c : f.cases) {
+    std::string status = "well-formed";
+    if (c.provenance.source == "tcemu") {
+      const Array e = evaluate_as_expected(c);
+      const bool same = e.raw == c.expected.raw;
+      status = same ? "reproduced by the emulator" : "NOT reproduced by the emulator";
+      bad += !same;
+    } else {
+      status += " (measured on " + c.provenance.fields.value("gpu", std::string("?")) + ")";
+    }
+    std::cout << c.name << ": " << status << "\n";
+  }
+  std::cout << f.cases.size() << " cases, " << bad << " not reproduced\n";
+  return bad ? 1 : 0;
+}
+
+int run_gen_set(const std::string& dir, size_t budget) {
+  size_t n = 0;
+  auto put = [&](const std::string& name, GoldenFile f) {
+    write_golden(dir + "/" + name, f, 0);
+    std::cout << name << ": " << f.cases.size() << " cases\n";
+    n += f.cases.size();
+  };
+  for (const std::string& fam : catalog_families()) put(family_file_name(fam), family_set(fam, budget));
+  put("conversions.json", conversion_set());
+  put("ptx_cvt.json", cvt_set());
+  std::cout << n << " cases in " << dir << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_golden_command(CLI::App& app, Runner& run) {
+  auto* golden = app.add_subcommand("golden", "Golden vectors for kernel validation (docs/golden.md)");
+  golden->require_subcommand(1);
+  auto g = std::make_shared<GenArgs>();
+  auto* gen = golden->add_subcommand("gen", "Generate golden cases (an MMA/GEMM, a conversion, or a PTX cvt)");
+  gen->add_option("-o,--output", g->out, "the golden JSON file to write (.npy files go next to it)")->required();
+  gen->add_option("--description", g->description, "a line stored in the file");
+  gen->add_option("--arch", g->arch, "target architecture of the instruction (sm_80, sm_90a, sm_100a, sm_120a, ...)");
+  gen->add_option("--instr", g->instr, "the MMA instruction's PTX spelling (see `tcemu instr list`)");
+  gen->add_option("--atype", g->atype, "A's type, where the spelling leaves it out (tcgen05)");
+  gen->add_option("--btype", g->btype, "B's type, where the spelling leaves it out");
+  gen->add_option("--dtype", g->dtype, "accumulator type f16, f32 or s32, where the spelling leaves it out");
+  gen->add_option("--stype", g->stype, "scale type ue8m0 or ue4m3 (block-scaled kinds)");
+  gen->add_option("-M", g->M, "GEMM rows (default: one instruction tile)");
+  gen->add_option("-N", g->N, "GEMM columns (default: one instruction tile)");
+  gen->add_option("-K", g->K, "GEMM depth (default: one instruction's K)");
+  gen->add_option("--tile-m", g->tile_m, "tcgen05: the M the instruction descriptor picks (64, 128, 256)");
+  gen->add_option("--tile-n", g->tile_n, "tcgen05: the N the instruction descriptor picks");
+  gen->add_option("--dist", g->dist, "distribution of every operand: bits, normal, wide, subnormal, specials, edges, or all (one case each)")
+      ->capture_default_str();
+  gen->add_option("--dist-a", g->dist_a, "distribution of A (overrides --dist)");
+  gen->add_option("--dist-b", g->dist_b, "distribution of B (overrides --dist)");
+  gen->add_option("--dist-c", g->dist_c, "distribution of C (overrides --dist)");
+  gen->add_option("--scale", g->scale, "standard deviation of the normal distribution")->capture_default_str();
+  gen->add_option("--scales", g->scales, "block-scale pattern: unit, random, min, max, zero_blocks, nan, mixed, or all")
+      ->capture_default_str();
+  gen->add_option("--seed", g->seed, "seed; the same seed gives the same file")->capture_default_str();
+  gen->add_option("--cases", g->cases, "cases per distribution (seeds seed, seed+1, ...)")->capture_default_str();
+  gen->add_option("--order-a", g->order_a, "storage order of A: row or col")->capture_default_str();
+  gen->add_option("--order-b", g->order_b, "storage order of B: row or col (col = N x K, the .row.col operand)")->capture_default_str();
+  gen->add_option("--order-c", g->order_c, "storage order of C")->capture_default_str();
+  gen->add_option("--order-d", g->order_d, "storage order of the expected D (how the kernel writes it)")->capture_default_str();
+  gen->add_option("--promote-every", g->promote_every, "FP32 promotion every N instructions along K (0 = off)");
+  gen->add_flag("--negate-a", g->negate_a, "wgmma imm-scale-a = -1");
+  gen->add_flag("--negate-b", g->negate_b, "wgmma imm-scale-b = -1");
+  gen->add_flag("--no-scale-d", g->no_scale_d, "scale-d / enable-input-d false: D = A*B, no C operand");
+  gen->add_option("--scale-input-d", g->scale_input_d, "tcgen05 scale-input-d s in 0..15 (D = A*B + D*2^-s)");
+  gen->add_option("--from", g->from, "conversion: source format");
+  gen->add_option("--to", g->to, "conversion: destination format");
+  gen->add_option("--convention", g->convention, "conversion convention (see `tcemu convert --list`)")->capture_default_str();
+  gen->add_option("--round", g->round, "conversion rounding: rn, rna, rz, rd/rm, ru/rp, rs");
+  gen->add_flag("--satfinite", g->satfinite, "conversion: saturate");
+  gen->add_flag("--relu", g->relu, "conversion: negative results become 0");
+  gen->add_flag("--ftz", g->ftz, "conversion: flush subnormals");
+  gen->add_option("--cvt", g->cvt, "a PTX cvt spelling, e.g. cvt.rn.satfinite.e4m3x2.f32");
+  gen->add_option("--rs-map", g->rs_map, "cvt.rs random-bit mapping: ptx_doc or flashinfer_hw")->capture_default_str();
+  gen->add_option("--count", g->count, "conversion cases: elements per case")->capture_default_str();
+  gen->add_option("--npy-threshold", g->npy_threshold,
+                  "arrays with more elements go to .npy files next to the JSON (0: all inline hex)")
+      ->capture_default_str();
+  gen->callback([&run, g] { run = [g] { return run_gen(*g); }; });
+  auto set_dir = std::make_shared<std::string>();
+  auto budget = std::make_shared<size_t>(120000);
+  auto* set = golden->add_subcommand("gen-set", "Regenerate the committed golden set (golden/sets/) into a folder");
+  set->add_option("DIR", *set_dir, "output folder (existing)")->required();
+  set->add_option("--budget", *budget, "about this many bytes of JSON per family")->capture_default_str();
+  set->callback([&run, set_dir, budget] { run = [set_dir, budget] { return run_gen_set(*set_dir, *budget); }; });
+  auto path = std::make_shared<std::string>();
+  auto* check = golden->add_subcommand("check", "Read a golden file, check it, and recompute generated cases");
+  check->add_option("FILE", *path, "golden JSON file")->required();
+  check->callback([&run, path] { run = [path] { return run_check(*path); }; });
+}
+
+}  // namespace tcemu::cli

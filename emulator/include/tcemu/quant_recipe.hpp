@@ -1,0 +1,61 @@
+// Named quantization recipes (MXFP8 as TransformerEngine does it, NVFP4, FP8 current or
+// blockwise scaling, ...) behind one interface, so that the command line and the analyzer
+// treat them alike. A recipe is a preset of the options of quant.hpp, quant_nvfp4.hpp and
+// quant_scaling.hpp; every field can be overridden after lookup.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tcemu/quant.hpp"
+#include "tcemu/quant_nvfp4.hpp"
+#include "tcemu/quant_scaling.hpp"
+
+namespace tcemu::quant {
+
+enum class RecipeKind : uint8_t { mx, nvfp4, fp8_current, fp8_block };
+
+struct Recipe {
+  std::string name;
+  RecipeKind kind = RecipeKind::mx;
+  MxOptions mx;          // kind mx
+  Nvfp4Options nvfp4;    // kind nvfp4
+  Fmt fp8 = Fmt::e4m3;   // kinds fp8_*
+  bool pow2 = false;     // fp8_current: power-of-two scale; fp8_block: default true
+  bool tile128 = false;  // fp8_block: 128x128 (else 1x128)
+};
+
+struct RecipePreset {
+  std::string_view name;
+  std::string_view summary;
+};
+std::span<const RecipePreset> recipe_presets();
+// nullopt for an unknown name.
+std::optional<Recipe> find_recipe(std::string_view name);
+
+// A quantized tensor of any recipe.
+struct Quantized {
+  size_t rows = 0, cols = 0;
+  Fmt elem = Fmt::e4m3;          // element format of `codes`
+  std::vector<uint8_t> codes;    // one per element
+  Fmt scale_fmt = Fmt::ue8m0;    // ue8m0 (MX), e4m3 (NVFP4) or f32 (FP8 recipes: scale_inv)
+  size_t scale_rows = 0, scale_cols = 0;
+  std::vector<uint8_t> scale_codes;  // ue8m0 / e4m3
+  std::vector<float> scale_f32;      // f32 scale_inv per block (fp8_block) or per tensor (fp8_current)
+  float global_scale = 1.0f;         // NVFP4 per-tensor scale (see Nvfp4Tensor)
+};
+
+// Random words a recipe needs for n elements (stochastic rounding), 0 when it rounds to nearest.
+size_t random_words_needed(const Recipe& r, size_t n);
+Quantized quantize(const Recipe& r, std::span<const float> x, size_t rows, size_t cols,
+                   std::span<const uint32_t> rbits = {});
+std::vector<float> dequantize(const Recipe& r, const Quantized& q);
+// The largest magnitude an element of the recipe can hold before scaling (448, 6, ...).
+float element_max(const Recipe& r);
+
+}  // namespace tcemu::quant

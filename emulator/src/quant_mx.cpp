@@ -1,0 +1,319 @@
+// MX block quantization in each implementation's arithmetic order (docs/quantization.md).
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "tcemu/quant.hpp"
+
+namespace tcemu::quant {
+
+uint32_t f32_bits(float f) { return std::bit_cast<uint32_t>(f); }
+float f32_from_bits(uint32_t b) { return std::bit_cast<float>(b); }
+
+float code_to_f32(Fmt f, uint64_t code) {
+  if (f == Fmt::f32) return f32_from_bits(static_cast<uint32_t>(code));
+  ConvertOptions o;  // every code of these formats is exact in f32; NaN -> canonical
+  return f32_from_bits(static_cast<uint32_t>(convert(f, Fmt::f32, code, o).code));
+}
+
+std::optional<BlockAxis> parse_block_axis(std::string_view s) {
+  if (s == "row" || s == "rowwise" || s == "1d") return BlockAxis::rowwise;
+  if (s == "col" || s == "column" || s == "columnwise" || s == "colwise") return BlockAxis::columnwise;
+  if (s == "2d" || s == "tile" || s == "tile2d") return BlockAxis::tile2d;
+  return std::nullopt;
+}
+std::string_view to_string(BlockAxis a) {
+  switch (a) {
+    case BlockAxis::rowwise: return "row";
+    case BlockAxis::columnwise: return "col";
+    case BlockAxis::tile2d: return "2d";
+  }
+  return "?";
+}
+
+BlockGrid make_grid(size_t rows, size_t cols, BlockAxis axis, size_t block) {
+  if (block == 0) throw std::invalid_argument("block size must be positive");
+  BlockGrid g;
+  g.rows = rows;
+  g.cols = cols;
+  g.block_rows = axis == BlockAxis::rowwise ? 1 : block;
+  g.block_cols = axis == BlockAxis::columnwise ? 1 : block;
+  return g;
+}
+
+std::optional<MxScaleMode> parse_mx_scale_mode(std::string_view s) {
+  if (s == "floor") return MxScaleMode::floor;
+  if (s == "rceil-sat" || s == "rceil_sat" || s == "te") return MxScaleMode::rceil_sat;
+  if (s == "rceil" || s == "rceil-nonsat") return MxScaleMode::rceil;
+  if (s == "rceil-legacy" || s == "rceil_legacy") return MxScaleMode::rceil_legacy;
+  if (s == "ceil") return MxScaleMode::ceil;
+  if (s == "even") return MxScaleMode::even;
+  return std::nullopt;
+}
+std::string_view to_string(MxScaleMode m) {
+  switch (m) {
+    case MxScaleMode::floor: return "floor";
+    case MxScaleMode::rceil_sat: return "rceil-sat";
+    case MxScaleMode::rceil: return "rceil";
+    case MxScaleMode::rceil_legacy: return "rceil-legacy";
+    case MxScaleMode::ceil: return "ceil";
+    case MxScaleMode::even: return "even";
+  }
+  return "?";
+}
+
+bool mx_supported(Fmt e) {
+  return e == Fmt::e4m3 || e == Fmt::e5m2 || e == Fmt::e3m2 || e == Fmt::e2m3 || e == Fmt::e2m1 || e == Fmt::s8;
+}
+
+int mx_emax(Fmt e) {
+  switch (e) {
+    case Fmt::e4m3: return 8;
+    case Fmt::e5m2: return 15;
+    case Fmt::e3m2: return 4;
+    case Fmt::e2m3: return 2;
+    case Fmt::e2m1: return 2;
+    case Fmt::s8: return 0;  // MXINT8: 1.xxxxxx (implicit 2^-6), largest power of two 2^0
+    default: throw std::invalid_argument("not an MX element format: " + std::string(info(e).name));
+  }
+}
+
+float mx_max_norm(Fmt e) {
+  if (e == Fmt::s8) return 127.0f / 64.0f;
+  if (!mx_supported(e)) throw std::invalid_argument("not an MX element format: " + std::string(info(e).name));
+  return code_to_f32(e, max_finite_code(e));
+}
+
+namespace {
+
+// Fraction bits that torchao's EVEN mode rounds amax to (MXINT8: 6, its 1.xxxxxx grid).
+int mx_mbits(Fmt e) { return e == Fmt::s8 ? 6 : info(e).man_bits; }
+
+// Exact ceil(log2(d)) of a finite positive f32.
+int ceil_log2_exact(float d) {
+  const uint32_t b = f32_bits(d);
+  const int field = static_cast<int>(b >> 23);
+  uint32_t man = b & 0x7FFFFF;
+  int k;  // floor(log2 d)
+  if (field == 0) {
+    k = -149 + (31 - std::countl_zero(man));
+    man &= ~(uint32_t{1} << (31 - std::countl_zero(man)));  // bits below the leading one
+  } else {
+    k = field - 127;
+  }
+  return man != 0 ? k + 1 : k;
+}
+
+// ceil of log2(d) rounded to f32 (correctly rounded). log2 of m in [1,2) is computed in double,
+// far more accurate than the f32 rounding it feeds (a tie is impossible: log2 of a non-power of
+// two is irrational).
+int ceil_log2_f32(float d) {
+  const uint32_t b = f32_bits(d);
+  const int field = static_cast<int>(b >> 23);
+  if (field != 0 && (b & 0x7FFFFF) == 0) return field - 127;  // a power of two: log2 exact
+  const double l = std::log2(static_cast<double>(d));
+  return static_cast<int>(std::ceil(static_cast<double>(static_cast<float>(l))));
+}
+
+ConvertOptions cast_options(const MxOptions& o, ElemCast cast) {
+  ConvertOptions c;
+  c.round = o.round;
+  c.rs_bits = o.rs_bits;
+  if (cast == ElemCast::ptx || o.elem == Fmt::s8) {
+    c.satfinite = true;
+  } else if (o.elem == Fmt::e4m3 || o.elem == Fmt::e5m2) {
+    c.satfinite = false;  // c10's FP8 cast does not saturate (inputs are clamped before it)
+    c.nan_out = NanOut::keep_sign;
+  } else {
+    c.satfinite = true;
+    c.nan_to_finite = NanToFinite::plus_max;
+  }
+  return c;
+}
+
+ElemCast default_cast(const MxOptions& o) {
+  return o.cast ? *o.cast : (o.scale == MxScaleMode::rceil_sat ? ElemCast::ptx : ElemCast::torch);
+}
+
+// Converts the scaled f32 value y into the element format.
+uint8_t cast_element(float y, const MxOptions& o, uint32_t rbits) {
+  const ElemCast cast = default_cast(o);
+  const float mx = mx_max_norm(o.elem);
+  if (cast == ElemCast::torch) {  // torch.clamp: NaN passes through
+    if (y > mx) y = mx;
+    if (y < -mx) y = -mx;
+  }
+  const ConvertOptions c = cast_options(o, cast);
+  if (o.elem == Fmt::s8) {
+    // MXINT8: the element holds y * 2^6 as a two's complement integer, clamped symmetrically
+    // to +-127 (microxcaling's max_norm 127/64). NaN gives 0 (PTX float-to-integer).
+    const float z = y * 64.0f;  // exact: a power of two (an overflow gives Inf, clamped)
+    uint64_t code = convert(Fmt::f32, Fmt::s8, f32_bits(z), c, rbits).code;
+    if (code == 0x80) code = 0x81;  // -128 -> -127
+    return static_cast<uint8_t>(code);
+  }
+  return static_cast<uint8_t>(convert(Fmt::f32, o.elem, f32_bits(y), c, rbits).code);
+}
+
+}  // namespace
+
+float mx_amax(std::span<const float> values, AmaxNan policy) {
+  float a = 0.0f;
+  for (float v : values) {
+    const float m = std::fabs(v);
+    if (std::isnan(m)) {
+      if (policy == AmaxNan::propagate) return std::numeric_limits<float>::quiet_NaN();
+      continue;  // fmaxf returns the other operand
+    }
+    if (std::isinf(m) && policy == AmaxNan::ignore_nonfinite) continue;
+    if (m > a) a = m;
+  }
+  return a;
+}
+
+uint8_t e8m0_round_up(float d, bool satfinite) {
+  ConvertOptions c;
+  c.round = Round::ru;
+  c.satfinite = satfinite;
+  return static_cast<uint8_t>(convert(Fmt::f32, Fmt::ue8m0, f32_bits(d), c).code);
+}
+
+uint8_t mx_scale_code(float amax, const MxOptions& o) {
+  const Fmt e = o.elem;
+  const int emax = mx_emax(e);
+  const float max_norm = mx_max_norm(e);
+  switch (o.scale) {
+    case MxScaleMode::rceil_sat: {
+      // TE: float_to_e8m0(amax * max_norm_rcp), i.e. cvt.rp.satfinite.ue8m0x2.f32.
+      const float rcp = static_cast<float>(1.0 / static_cast<double>(max_norm));
+      return e8m0_round_up(amax * rcp, true);
+    }
+    case MxScaleMode::rceil:
+      // torchao: descale = max_abs / max_pos (f32), rounded up to a power of two, no saturation.
+      return e8m0_round_up(amax / max_norm, false);
+    case MxScaleMode::rceil_legacy: {
+      // torchao _to_mx_rceil: descale = max_abs / max_pos; NaN -> 0xFF; else
+      // clamp(ceil(log2(descale)), -127, 127) + 127 (0 gives -inf, clamped to 0; Inf gives 254).
+      const float d = amax / max_norm;
+      if (std::isnan(d)) return 0xFF;
+      int k;
+      if (d == 0.0f) k = -127;
+      else if (std::isinf(d)) k = 127;
+      else k = o.rceil_log2 == RceilLog2::exact ? ceil_log2_exact(d) : ceil_log2_f32(d);
+      if (k < -127) k = -127;
+      if (k > 127) k = 127;
+      return static_cast<uint8_t>(k + 127);
+    }
+    case MxScaleMode::floor:
+    case MxScaleMode::ceil:
+    case MxScaleMode::even: {
+      // torchao to_mx: integer work on the f32 bits of max_abs.
+      if (std::isnan(amax)) return 0xFF;
+      uint32_t bits = f32_bits(amax);
+      if (o.scale == MxScaleMode::even) {
+        const uint32_t add = uint32_t{1} << (23 - mx_mbits(e) - 1);
+        bits = (bits + add) & 0xFF800000u;
+      }
+      int pow2 = static_cast<int>((bits >> 23) & 0xFF) - 127;
+      if (o.scale == MxScaleMode::ceil && (bits & 0x7FFFFF) != 0) pow2 += 1;
+      int unbiased = pow2 - emax;
+      if (unbiased < -127) unbiased = -127;
+      if (unbiased > 128) unbiased = 128;
+      return static_cast<uint8_t>(unbiased + 127);
+    }
+  }
+  throw std::invalid_argument("unknown MX scale mode");
+}
+
+uint8_t mx_element_code(float x, uint8_t scale, const MxOptions& o, uint32_t rbits) {
+  switch (o.scale) {
+    case MxScaleMode::rceil_sat: {
+      // TE exp2f_rcp: 1 for code 0, else the f32 with exponent field 254 - e (0xFE -> +0.0,
+      // 0xFF -> the bits 0xFF800000, -Inf), then x * that in f32.
+      const float inv = scale == 0 ? 1.0f : f32_from_bits(static_cast<uint32_t>(254 - static_cast<int>(scale)) << 23);
+      return cast_element(x * inv, o, rbits);
+    }
+    case MxScaleMode::rceil: {
+      // torchao: x * 2^(127 - e) (2^127 for code 0), NaN for 0xFF.
+      const float inv = scale == 0xFF ? std::numeric_limits<float>::quiet_NaN() : std::ldexp(1.0f, 127 - static_cast<int>(scale));
+      return cast_element(x * inv, o, rbits);
+    }
+    case MxScaleMode::rceil_legacy: {
+      // torchao <= 0.12: descale_fp = 1 for code 0, else exp2(127 - e) (exact in f32, 2^-128 subnormal).
+      const float inv = scale == 0 ? 1.0f : std::ldexp(1.0f, 127 - static_cast<int>(scale));
+      return cast_element(x * inv, o, rbits);
+    }
+    default: {
+      // torchao: scale_fp32 = bits(e << 23), clamped below to 2^-126 (so code 0 divides by
+      // 2^-126), then data_hp / scale_fp32 in f32.
+      float s = f32_from_bits(uint32_t{scale} << 23);
+      const float min_normal = std::numeric_limits<float>::min();
+      if (s < min_normal) s = min_normal;
+      return cast_element(x / s, o, rbits);
+    }
+  }
+}
+
+MxTensor mx_quantize(std::span<const float> x, size_t rows, size_t cols, const MxOptions& o,
+                     std::span<const uint32_t> rbits) {
+  if (!mx_supported(o.elem))
+    throw std::invalid_argument("MX element format must be e4m3, e5m2, e3m2, e2m3, e2m1 or s8, not " +
+                                std::string(info(o.elem).name));
+  if (o.round != Round::rn && o.round != Round::rna && o.round != Round::rz && o.round != Round::rs)
+    throw std::invalid_argument("MX element rounding must be rn, rna, rz or rs");
+  if (x.size() != rows * cols)
+    throw std::invalid_argument("tensor has " + std::to_string(x.size()) + " values, shape says " +
+                                std::to_string(rows * cols));
+  if (o.round == Round::rs && rbits.size() < x.size())
+    throw std::invalid_argument("stochastic rounding needs one random word per element");
+  MxTensor q;
+  q.grid = make_grid(rows, cols, o.axis, o.block);
+  q.elem = o.elem;
+  const AmaxNan nan_policy = o.amax_nan ? *o.amax_nan : (o.scale == MxScaleMode::rceil_sat ? AmaxNan::ignore : AmaxNan::propagate);
+  // Block amax: NaN-aware running max (the order of a max does not matter).
+  std::vector<float> amax(q.grid.scale_count(), 0.0f);
+  std::vector<bool> has_nan(q.grid.scale_count(), false);
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c) {
+      const size_t b = q.grid.scale_index(r, c);
+      const float m = std::fabs(x[r * cols + c]);
+      if (std::isnan(m)) has_nan[b] = true;
+      else if (std::isinf(m) && nan_policy == AmaxNan::ignore_nonfinite) continue;
+      else if (m > amax[b]) amax[b] = m;
+    }
+  q.scales.resize(amax.size());
+  for (size_t b = 0; b < amax.size(); ++b) {
+    const float a = (has_nan[b] && nan_policy == AmaxNan::propagate) ? std::numeric_limits<float>::quiet_NaN() : amax[b];
+    q.scales[b] = mx_scale_code(a, o);
+  }
+  q.codes.resize(x.size());
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c) {
+      const size_t i = r * cols + c;
+      q.codes[i] = mx_element_code(x[i], q.scales[q.grid.scale_index(r, c)], o, o.round == Round::rs ? rbits[i] : 0);
+    }
+  return q;
+}
+
+float mx_dequantize_element(Fmt elem, uint8_t code, uint8_t scale) {
+  if (scale == 0xFF) return std::numeric_limits<float>::quiet_NaN();
+  const float s = std::ldexp(1.0f, static_cast<int>(scale) - 127);  // 2^-127 is an exact f32 subnormal
+  float v;
+  if (elem == Fmt::s8) v = static_cast<float>(static_cast<int8_t>(code)) / 64.0f;
+  else v = code_to_f32(elem, code);
+  return v * s;
+}
+
+std::vector<float> mx_dequantize(const MxTensor& q) {
+  std::vector<float> out(q.codes.size());
+  for (size_t r = 0; r < q.grid.rows; ++r)
+    for (size_t c = 0; c < q.grid.cols; ++c) {
+      const size_t i = r * q.grid.cols + c;
+      out[i] = mx_dequantize_element(q.elem, q.codes[i], q.scales[q.grid.scale_index(r, c)]);
+    }
+  return out;
+}
+
+}  // namespace tcemu::quant

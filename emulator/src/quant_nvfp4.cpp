@@ -1,0 +1,292 @@
+// NVFP4 two-level scaling, the 16-point RHT, stochastic rounding (docs/quantization.md).
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "tcemu/quant_nvfp4.hpp"
+
+namespace tcemu::quant {
+
+std::optional<Nvfp4Order> parse_nvfp4_order(std::string_view s) {
+  if (s == "te") return Nvfp4Order::te;
+  if (s == "te-div6" || s == "te_div6") return Nvfp4Order::te_div6;
+  if (s == "torchao") return Nvfp4Order::torchao;
+  if (s == "torchao-single" || s == "torchao_single") return Nvfp4Order::torchao_single;
+  return std::nullopt;
+}
+std::string_view to_string(Nvfp4Order o) {
+  switch (o) {
+    case Nvfp4Order::te: return "te";
+    case Nvfp4Order::te_div6: return "te-div6";
+    case Nvfp4Order::torchao: return "torchao";
+    case Nvfp4Order::torchao_single: return "torchao-single";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr float kFltMax = std::numeric_limits<float>::max();
+constexpr float kBf16Max = 0x1.FEp127f;
+constexpr float kE4m3MinNormal = 0x1p-6f;  // torch.finfo(float8_e4m3fn).tiny
+
+// fminf: a NaN operand is dropped.
+float fminf_c(float a, float b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  return a < b ? a : b;
+}
+
+ConvertOptions ptx_sat_rn() {
+  ConvertOptions c;
+  c.satfinite = true;
+  return c;
+}
+
+// c10's float -> float8_e4m3fn: RNE, no saturation, NaN keeps its sign.
+uint8_t torch_e4m3(float v) {
+  ConvertOptions c;
+  c.nan_out = NanOut::keep_sign;
+  return static_cast<uint8_t>(convert(Fmt::f32, Fmt::e4m3, f32_bits(v), c).code);
+}
+
+float torch_clamp(float v, float lo, float hi) {  // torch.clamp: NaN passes through
+  if (v < lo) v = lo;
+  if (v > hi) v = hi;
+  return v;
+}
+
+// 384-bit unsigned fixed point with its lowest bit worth 2^-151 (below every f32 / 4).
+using Wide = std::array<uint64_t, 6>;
+constexpr int kWideLsb = -151;
+
+void wide_add(Wide& a, uint64_t sig, int shift) {
+  const int limb = shift / 64, off = shift % 64;
+  const uint64_t lo = sig << off;
+  const uint64_t hi = off == 0 ? 0 : sig >> (64 - off);
+  uint64_t carry = 0;
+  for (int i = limb; i < 6; ++i) {
+    const uint64_t add = (i == limb ? lo : i == limb + 1 ? hi : 0);
+    const uint64_t s1 = a[i] + add;
+    const uint64_t c1 = s1 < add ? 1 : 0;
+    const uint64_t s2 = s1 + carry;
+    const uint64_t c2 = s2 < carry ? 1 : 0;
+    a[i] = s2;
+    carry = c1 + c2;
+    if (i > limb + 1 && carry == 0) break;
+  }
+}
+bool wide_less(const Wide& a, const Wide& b) {
+  for (int i = 5; i >= 0; --i)
+    if (a[i] != b[i]) return a[i] < b[i];
+  return false;
+}
+Wide wide_sub(const Wide& a, const Wide& b) {  // a >= b
+  Wide r{};
+  uint64_t borrow = 0;
+  for (int i = 0; i < 6; ++i) {
+    const uint64_t d1 = a[i] - b[i];
+    const uint64_t b1 = a[i] < b[i] ? 1 : 0;
+    const uint64_t d2 = d1 - borrow;
+    const uint64_t b2 = d1 < borrow ? 1 : 0;
+    r[i] = d2;
+    borrow = b1 + b2;
+  }
+  return r;
+}
+
+// Rounds sign * W * 2^-151 once into `to` (RN).
+float wide_round(bool sign, const Wide& w, Fmt to) {
+  int top = -1;
+  for (int i = 5; i >= 0; --i)
+    if (w[i]) { top = i * 64 + 63 - std::countl_zero(w[i]); break; }
+  ConvertOptions rn;
+  uint64_t code;
+  if (top < 0) {
+    code = *zero_code(to, sign);
+  } else {
+    const int shift = top >= 63 ? top - 63 : 0;  // keep the top 64 bits
+    uint64_t sig = 0;
+    bool sticky = false;
+    for (int b = 0; b < 64 && shift + b <= top; ++b) {
+      const int bit = shift + b;
+      if ((w[bit / 64] >> (bit % 64)) & 1) sig |= uint64_t{1} << b;
+    }
+    for (int bit = 0; bit < shift; ++bit)
+      if ((w[bit / 64] >> (bit % 64)) & 1) { sticky = true; break; }
+    code = round_value(sign, sig, shift + kWideLsb, sticky, to, rn).code;
+  }
+  return code_to_f32(to, code);
+}
+
+}  // namespace
+
+std::vector<float> rht16(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask, RhtOut out) {
+  if (cols % 16 != 0) throw std::invalid_argument("the 16-point Hadamard transform needs a multiple of 16 columns, got " + std::to_string(cols));
+  if (x.size() != rows * cols) throw std::invalid_argument("tensor size does not match its shape");
+  const Fmt to = out == RhtOut::bf16 ? Fmt::bf16 : Fmt::f32;
+  std::vector<float> y(x.size());
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t g = 0; g < cols; g += 16) {
+      const float* in = &x[r * cols + g];
+      for (int j = 0; j < 16; ++j) {
+        Wide pos{}, neg{};
+        bool nan = false, pinf = false, ninf = false, all_neg_zero = true;
+        for (int i = 0; i < 16; ++i) {
+          const float v = in[i];
+          const bool flip = ((sign_mask >> i) & 1) ^ (std::popcount(static_cast<unsigned>(i & j)) & 1);
+          if (std::isnan(v)) { nan = true; continue; }
+          const bool neg_term = std::signbit(v) != flip;
+          if (std::isinf(v)) { (neg_term ? ninf : pinf) = true; continue; }
+          if (!(v == 0.0f && neg_term)) all_neg_zero = false;
+          if (v == 0.0f) continue;
+          const uint32_t b = f32_bits(v);
+          const uint32_t field = (b >> 23) & 0xFF;
+          const uint64_t sig = field ? ((b & 0x7FFFFF) | 0x800000) : (b & 0x7FFFFF);
+          const int exp = (field ? static_cast<int>(field) - 150 : -149) - 2;  // value / 4
+          wide_add(neg_term ? neg : pos, sig, exp - kWideLsb);
+        }
+        float v;
+        if (nan || (pinf && ninf)) v = std::numeric_limits<float>::quiet_NaN();
+        else if (pinf) v = std::numeric_limits<float>::infinity();
+        else if (ninf) v = -std::numeric_limits<float>::infinity();
+        else if (wide_less(pos, neg)) v = wide_round(true, wide_sub(neg, pos), to);
+        else {
+          const Wide m = wide_sub(pos, neg);
+          const bool zero = std::all_of(m.begin(), m.end(), [](uint64_t w) { return w == 0; });
+          v = zero ? (all_neg_zero ? -0.0f : 0.0f) : wide_round(false, m, to);
+        }
+        y[r * cols + g + static_cast<size_t>(j)] = v;
+      }
+    }
+  return y;
+}
+
+float nvfp4_te_encode_scale(float amax) {
+  float g = 2688.0f / amax;  // fp8_max * fp4_max, folded to a constant
+  g = fminf_c(g, kFltMax);
+  if (amax == 0.0f || g == 0.0f) return 1.0f;
+  return g;
+}
+
+uint8_t nvfp4_te_block_scale(float block_amax, float s_enc, Nvfp4Order order) {
+  float d;
+  if (order == Nvfp4Order::te_div6) d = block_amax / 6.0f * s_enc;
+  else d = block_amax * (s_enc * static_cast<float>(1.0 / 6.0));
+  return static_cast<uint8_t>(convert(Fmt::f32, Fmt::e4m3, f32_bits(fminf_c(d, kFltMax)), ptx_sat_rn()).code);
+}
+
+float nvfp4_te_element_scale(uint8_t sfb, float s_enc, bool fast_math) {
+  const float sfb_f = code_to_f32(Fmt::e4m3, sfb);
+  if (fast_math) {
+    const float r = fminf_c(s_enc / sfb_f, kBf16Max);
+    return code_to_f32(Fmt::bf16, convert(Fmt::f32, Fmt::bf16, f32_bits(r), ConvertOptions{}).code);
+  }
+  const float s_dec = 1.0f / s_enc;
+  return fminf_c(1.0f / (sfb_f * s_dec), kFltMax);
+}
+
+Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols, const Nvfp4Options& o,
+                           std::span<const uint32_t> rbits) {
+  if (x_in.size() != rows * cols) throw std::invalid_argument("tensor size does not match its shape");
+  if (o.round != Round::rn && o.round != Round::rs) throw std::invalid_argument("NVFP4 element rounding is rn or rs");
+  const bool te = o.order == Nvfp4Order::te || o.order == Nvfp4Order::te_div6;
+  if (o.round == Round::rs) {
+    if (!te) throw std::invalid_argument("stochastic rounding is modelled for TE's order only (cvt.rs)");
+    if (cols % 4 != 0) throw std::invalid_argument("stochastic rounding packs 4 elements: columns must be a multiple of 4");
+    if (rbits.size() < x_in.size() / 4) throw std::invalid_argument("stochastic rounding needs one random word per 4 elements");
+  }
+  std::vector<float> transformed;
+  std::span<const float> x = x_in;
+  if (o.rht) {
+    transformed = rht16(x_in, rows, cols, o.rht_signs, o.rht_out);
+    x = transformed;
+  }
+  Nvfp4Tensor q;
+  q.order = o.order;
+  q.grid = make_grid(rows, cols, o.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);
+  const AmaxNan nan_policy = te ? AmaxNan::ignore : AmaxNan::propagate;
+  const float amax = o.global_amax ? *o.global_amax : mx_amax(x, nan_policy);
+
+  std::vector<float> bamax(q.grid.scale_count(), 0.0f);
+  std::vector<bool> bnan(q.grid.scale_count(), false);
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c) {
+      const size_t b = q.grid.scale_index(r, c);
+      const float m = std::fabs(x[r * cols + c]);
+      if (std::isnan(m)) bnan[b] = true;
+      else if (m > bamax[b]) bamax[b] = m;
+    }
+  if (nan_policy == AmaxNan::propagate)
+    for (size_t b = 0; b < bamax.size(); ++b)
+      if (bnan[b]) bamax[b] = std::numeric_limits<float>::quiet_NaN();
+
+  q.scales.resize(bamax.size());
+  std::vector<float> elem_mul(bamax.size());   // te: x * mul
+  std::vector<float> elem_div(bamax.size());   // torchao: x / div
+  if (te) {
+    q.global_scale = nvfp4_te_encode_scale(amax);
+    for (size_t b = 0; b < bamax.size(); ++b) {
+      q.scales[b] = nvfp4_te_block_scale(bamax[b], q.global_scale, o.order);
+      elem_mul[b] = nvfp4_te_element_scale(q.scales[b], q.global_scale, o.fast_math);
+    }
+  } else {
+    const float per_tensor = o.order == Nvfp4Order::torchao ? amax / 2688.0f : 1.0f;
+    q.global_scale = per_tensor;
+    for (size_t b = 0; b < bamax.size(); ++b) {
+      const float block_scale = bamax[b] / 6.0f;
+      if (o.order == Nvfp4Order::torchao) {
+        const float scaled = block_scale / per_tensor;
+        q.scales[b] = torch_e4m3(torch_clamp(scaled, kE4m3MinNormal, 448.0f));
+        elem_div[b] = per_tensor * code_to_f32(Fmt::e4m3, q.scales[b]);
+      } else {
+        q.scales[b] = torch_e4m3(torch_clamp(block_scale, kE4m3MinNormal, 448.0f));
+        elem_div[b] = code_to_f32(Fmt::e4m3, q.scales[b]);
+      }
+    }
+  }
+
+  q.codes.resize(x.size());
+  std::vector<float> y(x.size());
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c) {
+      const size_t i = r * cols + c, b = q.grid.scale_index(r, c);
+      y[i] = te ? x[i] * elem_mul[b] : torch_clamp(x[i] / elem_div[b], -6.0f, 6.0f);
+    }
+  ConvertOptions e2m1 = ptx_sat_rn();  // cvt.rn.satfinite.e2m1x2.f32; torchao's cast saturates too
+  if (o.round == Round::rn) {
+    for (size_t i = 0; i < y.size(); ++i)
+      q.codes[i] = static_cast<uint8_t>(convert(Fmt::f32, Fmt::e2m1, f32_bits(y[i]), e2m1).code);
+  } else {
+    std::string err;
+    const auto cvt = parse_ptx_cvt("cvt.rs.satfinite.e2m1x4.f32", &err);
+    if (!cvt) throw std::logic_error("PTX catalog lacks cvt.rs.satfinite.e2m1x4.f32: " + err);
+    for (size_t g = 0; g < y.size() / 4; ++g) {
+      const std::array<uint64_t, 4> src = {f32_bits(y[4 * g + 3]), f32_bits(y[4 * g + 2]), f32_bits(y[4 * g + 1]),
+                                           f32_bits(y[4 * g])};
+      const uint64_t d = ptx_cvt_eval(*cvt, src, rbits[g], o.rs_map);
+      for (int j = 0; j < 4; ++j) q.codes[4 * g + static_cast<size_t>(j)] = static_cast<uint8_t>((d >> (4 * j)) & 0xF);
+    }
+  }
+  return q;
+}
+
+std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q) {
+  const bool te = q.order == Nvfp4Order::te || q.order == Nvfp4Order::te_div6;
+  const float s_dec = te ? 1.0f / q.global_scale : q.global_scale;
+  std::vector<float> out(q.codes.size());
+  for (size_t r = 0; r < q.grid.rows; ++r)
+    for (size_t c = 0; c < q.grid.cols; ++c) {
+      const size_t i = r * q.grid.cols + c;
+      const float e = code_to_f32(Fmt::e2m1, q.codes[i]);
+      const float sfb = code_to_f32(Fmt::e4m3, q.scales[q.grid.scale_index(r, c)]);
+      out[i] = te ? e * sfb * s_dec : e * (s_dec * sfb);
+    }
+  return out;
+}
+
+}  // namespace tcemu::quant

@@ -1,0 +1,173 @@
+// Named recipes (see quant_recipe.hpp, docs/quantization.md).
+#include "tcemu/quant_recipe.hpp"
+
+#include <array>
+#include <stdexcept>
+
+namespace tcemu::quant {
+
+namespace {
+const std::array<RecipePreset, 14> kPresets = {{
+    {"mxfp8", "MXFP8 as TransformerEngine: e4m3, 1x32, cvt.rp.satfinite.ue8m0 scale (rceil-sat), cvt.rn.satfinite elements"},
+    {"mxfp8-e5m2", "as mxfp8 with e5m2 elements (TE gradients)"},
+    {"mxfp8-torchao", "torchao MXFP8: e4m3, 1x32, RCEIL without saturation (Inf/NaN blocks -> scale 0xff)"},
+    {"mx", "OCP MX v1.0: e4m3, 1x32, FLOOR scale, elements clamped (torchao FLOOR order); set --elem/--scale/--block/--axis"},
+    {"mxfp6-e3m2", "OCP MX FLOOR with e3m2 elements"},
+    {"mxfp6-e2m3", "OCP MX FLOOR with e2m3 elements"},
+    {"mxfp4", "OCP MX FLOOR with e2m1 elements (torchao MXFP4)"},
+    {"mxint8", "OCP MXINT8: s8 elements with implicit 2^-6, FLOOR"},
+    {"nvfp4", "NVFP4 as TransformerEngine: 1x16 e4m3 block scales under S_enc = 2688/amax"},
+    {"nvfp4-2d", "NVFP4 as TransformerEngine for weights: 16x16 blocks"},
+    {"nvfp4-torchao", "NVFP4 as torchao: per-tensor amax/2688, block scales clamped to [2^-6, 448]"},
+    {"fp8-current", "per-tensor FP8 current scaling (TE): scale = 448/amax, e4m3 (--fp8 e5m2, --pow2)"},
+    {"fp8-block1x128", "blockwise FP8 (TE/DeepSeek): 1x128 blocks, power-of-two scales, e4m3"},
+    {"fp8-block128x128", "blockwise FP8 (TE/DeepSeek): 128x128 blocks, power-of-two scales, e4m3"},
+}};
+}  // namespace
+
+std::span<const RecipePreset> recipe_presets() { return kPresets; }
+
+std::optional<Recipe> find_recipe(std::string_view name) {
+  Recipe r;
+  r.name = std::string(name);
+  auto mx = [&](Fmt e, MxScaleMode m) {
+    r.kind = RecipeKind::mx;
+    r.mx.elem = e;
+    r.mx.scale = m;
+  };
+  if (name == "mxfp8") mx(Fmt::e4m3, MxScaleMode::rceil_sat);
+  else if (name == "mxfp8-e5m2") mx(Fmt::e5m2, MxScaleMode::rceil_sat);
+  else if (name == "mxfp8-torchao") mx(Fmt::e4m3, MxScaleMode::rceil);
+  else if (name == "mx") mx(Fmt::e4m3, MxScaleMode::floor);
+  else if (name == "mxfp6-e3m2") mx(Fmt::e3m2, MxScaleMode::floor);
+  else if (name == "mxfp6-e2m3") mx(Fmt::e2m3, MxScaleMode::floor);
+  else if (name == "mxfp4") mx(Fmt::e2m1, MxScaleMode::floor);
+  else if (name == "mxint8") mx(Fmt::s8, MxScaleMode::floor);
+  else if (name == "nvfp4" || name == "nvfp4-2d" || name == "nvfp4-torchao") {
+    r.kind = RecipeKind::nvfp4;
+    r.nvfp4.tile2d = name == "nvfp4-2d";
+    r.nvfp4.order = name == "nvfp4-torchao" ? Nvfp4Order::torchao : Nvfp4Order::te;
+  } else if (name == "fp8-current") {
+    r.kind = RecipeKind::fp8_current;
+  } else if (name == "fp8-block1x128" || name == "fp8-block128x128") {
+    r.kind = RecipeKind::fp8_block;
+    r.pow2 = true;
+    r.tile128 = name == "fp8-block128x128";
+  } else {
+    return std::nullopt;
+  }
+  return r;
+}
+
+size_t random_words_needed(const Recipe& r, size_t n) {
+  if (r.kind == RecipeKind::mx && r.mx.round == Round::rs) return n;
+  if (r.kind == RecipeKind::nvfp4 && r.nvfp4.round == Round::rs) return n / 4;
+  return 0;
+}
+
+float element_max(const Recipe& r) {
+  switch (r.kind) {
+    case RecipeKind::mx: return mx_max_norm(r.mx.elem);
+    case RecipeKind::nvfp4: return 6.0f;
+    default: return fp8_max(r.fp8);
+  }
+}
+
+Quantized quantize(const Recipe& r, std::span<const float> x, size_t rows, size_t cols, std::span<const uint32_t> rbits) {
+  Quantized q;
+  q.rows = rows;
+  q.cols = cols;
+  switch (r.kind) {
+    case RecipeKind::mx: {
+      MxTensor t = mx_quantize(x, rows, cols, r.mx, rbits);
+      q.elem = t.elem;
+      q.codes = std::move(t.codes);
+      q.scale_fmt = Fmt::ue8m0;
+      q.scale_rows = t.grid.scale_rows();
+      q.scale_cols = t.grid.scale_cols();
+      q.scale_codes = std::move(t.scales);
+      break;
+    }
+    case RecipeKind::nvfp4: {
+      Nvfp4Tensor t = nvfp4_quantize(x, rows, cols, r.nvfp4, rbits);
+      q.elem = Fmt::e2m1;
+      q.codes = std::move(t.codes);
+      q.scale_fmt = Fmt::e4m3;
+      q.scale_rows = t.grid.scale_rows();
+      q.scale_cols = t.grid.scale_cols();
+      q.scale_codes = std::move(t.scales);
+      q.global_scale = t.global_scale;
+      break;
+    }
+    case RecipeKind::fp8_current: {
+      if (x.size() != rows * cols) throw std::invalid_argument("tensor size does not match its shape");
+      PerTensorFp8 t = fp8_current_scaling(x, r.fp8, r.pow2);
+      q.elem = r.fp8;
+      q.codes = std::move(t.codes);
+      q.scale_fmt = Fmt::f32;
+      q.scale_rows = q.scale_cols = 1;
+      q.scale_f32 = {t.scale_inv};
+      break;
+    }
+    case RecipeKind::fp8_block: {
+      BlockwiseFp8 t = fp8_blockwise(x, rows, cols, r.fp8, r.tile128, r.pow2);
+      q.elem = r.fp8;
+      q.codes = std::move(t.codes);
+      q.scale_fmt = Fmt::f32;
+      q.scale_rows = t.grid.scale_rows();
+      q.scale_cols = t.grid.scale_cols();
+      q.scale_f32 = std::move(t.scale_inv);
+      break;
+    }
+  }
+  return q;
+}
+
+std::vector<float> dequantize(const Recipe& r, const Quantized& q) {
+  auto check = [&](size_t scales) {
+    if (q.codes.size() != q.rows * q.cols) throw std::invalid_argument("element codes do not match the shape");
+    if (scales != q.scale_rows * q.scale_cols) throw std::invalid_argument("scale count does not match the scale shape");
+  };
+  switch (r.kind) {
+    case RecipeKind::mx: {
+      MxTensor t;
+      t.grid = make_grid(q.rows, q.cols, r.mx.axis, r.mx.block);
+      check(q.scale_codes.size());
+      if (t.grid.scale_rows() != q.scale_rows || t.grid.scale_cols() != q.scale_cols)
+        throw std::invalid_argument("scale shape does not match the recipe's blocks");
+      t.elem = r.mx.elem;
+      t.codes = q.codes;
+      t.scales = q.scale_codes;
+      return mx_dequantize(t);
+    }
+    case RecipeKind::nvfp4: {
+      Nvfp4Tensor t;
+      t.grid = make_grid(q.rows, q.cols, r.nvfp4.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);
+      check(q.scale_codes.size());
+      if (t.grid.scale_rows() != q.scale_rows || t.grid.scale_cols() != q.scale_cols)
+        throw std::invalid_argument("scale shape does not match the recipe's blocks");
+      t.order = r.nvfp4.order;
+      t.codes = q.codes;
+      t.scales = q.scale_codes;
+      t.global_scale = q.global_scale;
+      return nvfp4_dequantize(t);
+    }
+    case RecipeKind::fp8_current:
+      check(q.scale_f32.size());
+      if (q.scale_f32.size() != 1) throw std::invalid_argument("per-tensor scaling has one scale");
+      return fp8_dequantize(q.codes, q.scale_f32[0], r.fp8);
+    case RecipeKind::fp8_block: {
+      BlockwiseFp8 t;
+      t.grid = make_grid(q.rows, q.cols, r.tile128 ? BlockAxis::tile2d : BlockAxis::rowwise, 128);
+      check(q.scale_f32.size());
+      if (t.grid.scale_count() != q.scale_f32.size()) throw std::invalid_argument("scale shape does not match 128-blocks");
+      t.fmt = r.fp8;
+      t.codes = q.codes;
+      t.scale_inv = q.scale_f32;
+      return fp8_blockwise_dequantize(t);
+    }
+  }
+  return {};
+}
+
+}  // namespace tcemu::quant

@@ -1,0 +1,136 @@
+// Per-tensor and blockwise FP8 scaling (see quant_scaling.hpp, docs/quantization.md).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "tcemu/convert.hpp"
+#include "tcemu/quant_scaling.hpp"
+
+namespace tcemu::quant {
+
+float fp8_max(Fmt f) {
+  if (f == Fmt::e4m3) return 448.0f;
+  if (f == Fmt::e5m2) return 57344.0f;
+  throw std::invalid_argument("FP8 scaling needs e4m3 or e5m2, not " + std::string(info(f).name));
+}
+
+float te_scale_from_amax(float amax, float max_fp8, bool pow2, float epsilon, float value_for_inf) {
+  if (amax < epsilon) amax = epsilon;
+  if (std::isinf(amax) || amax == 0.0f) return 1.0f;
+  float scale = max_fp8 / amax;
+  if (std::isinf(scale)) scale = value_for_inf;
+  if (pow2) scale = f32_from_bits(f32_bits(scale) & 0xFF800000u);  // keep sign and exponent
+  return scale;
+}
+
+uint8_t fp8_cast(float x, float scale, Fmt f) {
+  ConvertOptions c;
+  c.satfinite = true;  // cvt.rn.satfinite: the only FP8 cvt
+  return static_cast<uint8_t>(convert(Fmt::f32, f, f32_bits(x * scale), c).code);
+}
+
+std::vector<uint8_t> fp8_cast(std::span<const float> x, float scale, Fmt f) {
+  (void)fp8_max(f);
+  std::vector<uint8_t> out(x.size());
+  for (size_t i = 0; i < x.size(); ++i) out[i] = fp8_cast(x[i], scale, f);
+  return out;
+}
+
+std::vector<float> fp8_dequantize(std::span<const uint8_t> codes, float scale_inv, Fmt f) {
+  std::vector<float> out(codes.size());
+  for (size_t i = 0; i < codes.size(); ++i) out[i] = code_to_f32(f, codes[i]) * scale_inv;
+  return out;
+}
+
+PerTensorFp8 fp8_current_scaling(std::span<const float> x, Fmt f, bool pow2, float epsilon) {
+  PerTensorFp8 r;
+  r.fmt = f;
+  r.amax = mx_amax(x, AmaxNan::ignore);
+  r.scale = te_scale_from_amax(r.amax, fp8_max(f), pow2, epsilon);
+  r.scale_inv = 1.0f / r.scale;
+  r.codes = fp8_cast(x, r.scale, f);
+  return r;
+}
+
+BlockwiseFp8 fp8_blockwise(std::span<const float> x, size_t rows, size_t cols, Fmt f, bool tile_128x128, bool pow2,
+                           float epsilon) {
+  if (x.size() != rows * cols) throw std::invalid_argument("tensor size does not match its shape");
+  BlockwiseFp8 q;
+  q.fmt = f;
+  q.grid = make_grid(rows, cols, tile_128x128 ? BlockAxis::tile2d : BlockAxis::rowwise, 128);
+  std::vector<float> amax(q.grid.scale_count(), 0.0f);
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c) {
+      const float m = std::fabs(x[r * cols + c]);
+      float& a = amax[q.grid.scale_index(r, c)];
+      if (m > a) a = m;  // fmaxf: NaN ignored
+    }
+  std::vector<float> scale(amax.size());
+  q.scale_inv.resize(amax.size());
+  for (size_t b = 0; b < amax.size(); ++b) {
+    scale[b] = te_scale_from_amax(amax[b], fp8_max(f), pow2, epsilon);
+    q.scale_inv[b] = 1.0f / scale[b];
+  }
+  q.codes.resize(x.size());
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c)
+      q.codes[r * cols + c] = fp8_cast(x[r * cols + c], scale[q.grid.scale_index(r, c)], f);
+  return q;
+}
+
+std::vector<float> fp8_blockwise_dequantize(const BlockwiseFp8& q) {
+  std::vector<float> out(q.codes.size());
+  for (size_t r = 0; r < q.grid.rows; ++r)
+    for (size_t c = 0; c < q.grid.cols; ++c) {
+      const size_t i = r * q.grid.cols + c;
+      out[i] = code_to_f32(q.fmt, q.codes[i]) * q.scale_inv[q.grid.scale_index(r, c)];
+    }
+  return out;
+}
+
+std::optional<Fp8Recipe> parse_fp8_recipe(std::string_view s) {
+  if (s == "e4m3") return Fp8Recipe::e4m3;
+  if (s == "e5m2") return Fp8Recipe::e5m2;
+  if (s == "hybrid") return Fp8Recipe::hybrid;
+  return std::nullopt;
+}
+
+DelayedScaling::DelayedScaling(const DelayedScalingOptions& o, bool backward) : o_(o) {
+  if (o.history_len == 0) throw std::invalid_argument("amax history length must be at least 1");
+  fmt_ = o.recipe == Fp8Recipe::e4m3 ? Fmt::e4m3
+         : o.recipe == Fp8Recipe::e5m2 ? Fmt::e5m2
+         : (backward ? Fmt::e5m2 : Fmt::e4m3);
+  history_.assign(o.history_len, 0.0f);
+}
+
+void DelayedScaling::record_amax(float amax) { history_[0] = amax; }
+
+std::vector<uint8_t> DelayedScaling::quantize(std::span<const float> x) {
+  record_amax(mx_amax(x, AmaxNan::ignore));
+  return fp8_cast(x, scale_, fmt_);
+}
+
+void DelayedScaling::update() {
+  float amax;
+  if (o_.algo == AmaxAlgo::most_recent) {
+    amax = history_[0];
+  } else {  // torch.max over the history: NaN propagates
+    amax = history_[0];
+    for (float a : history_) {
+      if (std::isnan(a)) { amax = a; break; }
+      if (a > amax) amax = a;
+    }
+  }
+  const float sf = (fp8_max(fmt_) / amax) / std::ldexp(1.0f, o_.margin);
+  float s = scale_;
+  if (amax > 0.0f && std::isfinite(amax)) s = sf;
+  if (std::isinf(s)) s = std::numeric_limits<float>::max();
+  scale_ = s;
+  scale_inv_ = 1.0f / s;
+  std::rotate(history_.begin(), history_.begin() + 1, history_.end());  // torch.roll(h, -1)
+  history_[0] = 0.0f;
+}
+
+}  // namespace tcemu::quant

@@ -1,0 +1,202 @@
+// tcemu quantize / dequantize: a recipe of quant_recipe.hpp applied to an .npy tensor.
+// quantize writes OUT.codes.npy (element codes, uint8, the input's shape), OUT.scales.npy
+// (uint8 scale codes [scale_rows, scale_cols], or float32 scale_inv for the FP8 recipes) and,
+// for NVFP4, OUT.global.npy (float32 [1]: TE's S_enc or torchao's per-tensor scale).
+// dequantize reads them back (same recipe options) and writes float32 values.
+#include <bit>
+#include <iostream>
+#include <memory>
+
+#include "cli_util.hpp"
+#include "cmd_quant_io.hpp"
+#include "commands.hpp"
+#include "tcemu/philox.hpp"
+#include "tcemu/quant_recipe.hpp"
+
+namespace tcemu::cli {
+namespace {
+
+using namespace tcemu::quant;
+
+struct QuantArgs {
+  std::string recipe, input, output, in_format, elem, scale, axis, round, order, fp8;
+  size_t block = 0;
+  bool fast_math = false, rht = false, pow2 = false, no_pow2 = false, list = false;
+  uint64_t seed = 0, offset = 0;
+};
+
+void add_recipe_options(CLI::App* cmd, QuantArgs& a) {
+  cmd->add_option("--recipe", a.recipe, "recipe name (--list shows them)");
+  cmd->add_option("--elem", a.elem, "MX element format: e4m3 e5m2 e3m2 e2m3 e2m1 s8");
+  cmd->add_option("--scale", a.scale, "MX scale mode: floor rceil-sat rceil rceil-legacy ceil even");
+  cmd->add_option("--block", a.block, "MX block size (default 32)");
+  cmd->add_option("--axis", a.axis, "MX blocks: row (default), col, 2d");
+  cmd->add_option("--round", a.round, "element rounding: rn (default), rna, rz (MX), rs (MX, NVFP4: Philox bits)");
+  cmd->add_option("--order", a.order, "NVFP4 arithmetic order: te, te-div6, torchao, torchao-single");
+  cmd->add_flag("--fast-math", a.fast_math, "NVFP4 (TE): element scale rounded to bf16");
+  cmd->add_flag("--rht", a.rht, "NVFP4: 16-point random Hadamard transform of each row first (TE signs)");
+  cmd->add_option("--fp8", a.fp8, "FP8 recipes: e4m3 (default) or e5m2");
+  cmd->add_flag("--pow2", a.pow2, "fp8-current: power-of-two scale");
+  cmd->add_flag("--no-pow2", a.no_pow2, "fp8-block*: exact (not power-of-two) scales");
+  cmd->add_option("--seed", a.seed, "Philox4x32-10 seed for rs (curand_init seed)");
+  cmd->add_option("--offset", a.offset, "Philox offset in 32-bit words for rs");
+  cmd->add_flag("--list", a.list, "list the recipes");
+}
+
+Recipe resolve_recipe(const QuantArgs& a) {
+  if (a.recipe.empty()) throw InputError("--recipe NAME is required (--list shows the names)");
+  auto r = find_recipe(a.recipe);
+  if (!r) throw InputError("unknown recipe '" + a.recipe + "' (--list shows the names)");
+  auto need = [&](RecipeKind k, const char* opt) {
+    if (r->kind != k) throw InputError(std::string(opt) + " does not apply to recipe '" + a.recipe + "'");
+  };
+  if (!a.elem.empty()) {
+    need(RecipeKind::mx, "--elem");
+    auto f = parse_format(a.elem);
+    if (!f || !mx_supported(*f)) throw InputError("--elem must be e4m3, e5m2, e3m2, e2m3, e2m1 or s8, not '" + a.elem + "'");
+    r->mx.elem = *f;
+  }
+  if (!a.scale.empty()) {
+    need(RecipeKind::mx, "--scale");
+    auto m = parse_mx_scale_mode(a.scale);
+    if (!m) throw InputError("--scale must be floor, rceil-sat, rceil, rceil-legacy, ceil or even, not '" + a.scale + "'");
+    r->mx.scale = *m;
+  }
+  if (a.block) {
+    need(RecipeKind::mx, "--block");
+    r->mx.block = a.block;
+  }
+  if (!a.axis.empty()) {
+    need(RecipeKind::mx, "--axis");
+    auto ax = parse_block_axis(a.axis);
+    if (!ax) throw InputError("--axis must be row, col or 2d, not '" + a.axis + "'");
+    r->mx.axis = *ax;
+  }
+  if (!a.round.empty()) {
+    auto rd = parse_round(a.round);
+    if (!rd) throw InputError("unknown rounding '" + a.round + "'");
+    if (r->kind == RecipeKind::mx) {
+      if (*rd != Round::rn && *rd != Round::rna && *rd != Round::rz && *rd != Round::rs)
+        throw InputError("MX element rounding is rn, rna, rz or rs");
+      r->mx.round = *rd;
+    } else if (r->kind == RecipeKind::nvfp4) {
+      if (*rd != Round::rn && *rd != Round::rs) throw InputError("NVFP4 element rounding is rn or rs");
+      r->nvfp4.round = *rd;
+    } else if (*rd != Round::rn) {
+      throw InputError("FP8 recipes use cvt.rn.satfinite only");
+    }
+  }
+  if (!a.order.empty()) {
+    need(RecipeKind::nvfp4, "--order");
+    auto o = parse_nvfp4_order(a.order);
+    if (!o) throw InputError("--order must be te, te-div6, torchao or torchao-single");
+    r->nvfp4.order = *o;
+  }
+  if (a.fast_math) { need(RecipeKind::nvfp4, "--fast-math"); r->nvfp4.fast_math = true; }
+  if (a.rht) { need(RecipeKind::nvfp4, "--rht"); r->nvfp4.rht = true; }
+  if (!a.fp8.empty()) {
+    if (r->kind != RecipeKind::fp8_current && r->kind != RecipeKind::fp8_block) throw InputError("--fp8 applies to FP8 recipes only");
+    if (a.fp8 == "e4m3") r->fp8 = Fmt::e4m3;
+    else if (a.fp8 == "e5m2") r->fp8 = Fmt::e5m2;
+    else throw InputError("--fp8 must be e4m3 or e5m2");
+  }
+  if (a.pow2) { need(RecipeKind::fp8_current, "--pow2"); r->pow2 = true; }
+  if (a.no_pow2) { need(RecipeKind::fp8_block, "--no-pow2"); r->pow2 = false; }
+  return *r;
+}
+
+int list_recipes() {
+  for (const RecipePreset& p : recipe_presets()) std::cout << p.name << "\t" << p.summary << "\n";
+  return 0;
+}
+
+std::vector<uint64_t> widen(const std::vector<uint8_t>& v) { return {v.begin(), v.end()}; }
+std::vector<uint64_t> f32_codes(const std::vector<float>& v) {
+  std::vector<uint64_t> r;
+  for (float f : v) r.push_back(std::bit_cast<uint32_t>(f));
+  return r;
+}
+
+int run_quantize(const QuantArgs& a) {
+  if (a.list) return list_recipes();
+  const Recipe r = resolve_recipe(a);
+  if (a.input.empty() || a.output.empty()) throw InputError("quantize needs IN.npy and -o OUT (a path prefix)");
+  const QuantInput in = read_quant_input(a.input, a.in_format);
+  const size_t words = random_words_needed(r, in.values.size());
+  const std::vector<uint32_t> rbits = words ? philox_words(a.seed, a.offset, words) : std::vector<uint32_t>{};
+  Quantized q;
+  try {
+    q = quantize(r, in.values, in.rows, in.cols, rbits);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("recipe '") + r.name + "': " + e.what());
+  }
+  io::write_npy(a.output + ".codes.npy", io::make_npy("|u1", in.shape, widen(q.codes)));
+  if (q.scale_fmt == Fmt::f32)
+    io::write_npy(a.output + ".scales.npy", io::make_npy("<f4", {q.scale_rows, q.scale_cols}, f32_codes(q.scale_f32)));
+  else
+    io::write_npy(a.output + ".scales.npy", io::make_npy("|u1", {q.scale_rows, q.scale_cols}, widen(q.scale_codes)));
+  if (r.kind == RecipeKind::nvfp4) io::write_npy(a.output + ".global.npy", io::make_npy("<f4", {1}, f32_codes({q.global_scale})));
+  std::cout << "recipe " << r.name << ": " << in.rows << "x" << in.cols << " " << info(q.elem).name << " elements, "
+            << q.scale_rows << "x" << q.scale_cols << " " << info(q.scale_fmt).name << " scales -> " << a.output
+            << ".{codes,scales" << (r.kind == RecipeKind::nvfp4 ? ",global" : "") << "}.npy\n"
+            << "(the golden-format JSON case is not written yet: it depends on the golden case format)\n";
+  return 0;
+}
+
+int run_dequantize(const QuantArgs& a) {
+  if (a.list) return list_recipes();
+  const Recipe r = resolve_recipe(a);
+  if (a.input.empty() || a.output.empty()) throw InputError("dequantize needs IN (the prefix quantize wrote) and -o OUT.npy");
+  const io::NpyArray codes = io::read_npy(a.input + ".codes.npy");
+  const io::NpyArray scales = io::read_npy(a.input + ".scales.npy");
+  if (codes.descr != "|u1") throw InputError(a.input + ".codes.npy: expected uint8 codes, found '" + codes.descr + "'");
+  if (codes.shape.empty()) throw InputError(a.input + ".codes.npy: a scalar has no blocks");
+  Quantized q;
+  q.cols = codes.shape.back();
+  q.rows = codes.count() / (q.cols ? q.cols : 1);
+  for (size_t i = 0; i < codes.count(); ++i) q.codes.push_back(static_cast<uint8_t>(codes.bits(i)));
+  if (scales.shape.size() != 2) throw InputError(a.input + ".scales.npy: expected a 2-D array of scales");
+  q.scale_rows = scales.shape[0];
+  q.scale_cols = scales.shape[1];
+  const bool fp8 = r.kind == RecipeKind::fp8_current || r.kind == RecipeKind::fp8_block;
+  if (scales.descr != (fp8 ? "<f4" : "|u1"))
+    throw InputError(a.input + ".scales.npy: recipe '" + r.name + "' expects " + (fp8 ? "float32" : "uint8") + " scales");
+  for (size_t i = 0; i < scales.count(); ++i) {
+    if (fp8) q.scale_f32.push_back(std::bit_cast<float>(static_cast<uint32_t>(scales.bits(i))));
+    else q.scale_codes.push_back(static_cast<uint8_t>(scales.bits(i)));
+  }
+  if (r.kind == RecipeKind::nvfp4) {
+    const io::NpyArray g = io::read_npy(a.input + ".global.npy");
+    if (g.descr != "<f4" || g.count() != 1) throw InputError(a.input + ".global.npy: expected one float32");
+    q.global_scale = std::bit_cast<float>(static_cast<uint32_t>(g.bits(0)));
+  }
+  std::vector<float> v;
+  try {
+    v = dequantize(r, q);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("recipe '") + r.name + "': " + e.what());
+  }
+  io::write_npy(a.output, io::make_npy("<f4", codes.shape, f32_codes(v)));
+  return 0;
+}
+
+}  // namespace
+
+void add_quantize_command(CLI::App& app, Runner& run) {
+  auto a = std::make_shared<QuantArgs>();
+  auto* cmd = app.add_subcommand("quantize", "Quantize an .npy tensor (f32/f16/bf16) with a recipe: MX, NVFP4, FP8 scaling");
+  add_recipe_options(cmd, *a);
+  cmd->add_option("input", a->input, "IN.npy");
+  cmd->add_option("-o,--output", a->output, "output prefix: writes PREFIX.codes.npy, PREFIX.scales.npy (and PREFIX.global.npy)");
+  cmd->add_option("--input-format", a->in_format, "f32, f16 or bf16 (default: from the dtype; <u2 means bf16 codes)");
+  cmd->callback([&run, a] { run = [a] { return run_quantize(*a); }; });
+
+  auto d = std::make_shared<QuantArgs>();
+  auto* deq = app.add_subcommand("dequantize", "Dequantize what tcemu quantize wrote (same recipe options) to float32 .npy");
+  add_recipe_options(deq, *d);
+  deq->add_option("input", d->input, "the prefix given to quantize -o");
+  deq->add_option("-o,--output", d->output, "OUT.npy (float32)");
+  deq->callback([&run, d] { run = [d] { return run_dequantize(*d); }; });
+}
+
+}  // namespace tcemu::cli

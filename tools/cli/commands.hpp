@@ -14,5 +14,12 @@ void add_info_command(CLI::App& app, Runner& run);
 void add_decode_command(CLI::App& app, Runner& run);
 void add_convert_command(CLI::App& app, Runner& run);
 void add_demo_command(CLI::App& app, Runner& run);
+void add_dot_command(CLI::App& app, Runner& run);
+void add_instr_command(CLI::App& app, Runner& run);
+void add_golden_command(CLI::App& app, Runner& run);
+void add_compare_command(CLI::App& app, Runner& run);
+void add_quantize_command(CLI::App& app, Runner& run);  // quantize and dequantize
+void add_analyze_command(CLI::App& app, Runner& run);
+void add_lossscale_command(CLI::App& app, Runner& run);
 
 }  // namespace tcemu::cli

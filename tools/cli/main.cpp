@@ -12,6 +12,13 @@ int main(int argc, char** argv) {
   tcemu::cli::add_decode_command(app, run);
   tcemu::cli::add_convert_command(app, run);
   tcemu::cli::add_demo_command(app, run);
+  tcemu::cli::add_dot_command(app, run);
+  tcemu::cli::add_instr_command(app, run);
+  tcemu::cli::add_golden_command(app, run);
+  tcemu::cli::add_compare_command(app, run);
+  tcemu::cli::add_quantize_command(app, run);
+  tcemu::cli::add_analyze_command(app, run);
+  tcemu::cli::add_lossscale_command(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -139,4 +139,23 @@ MmaResult mma(const InstrEntry& e, const MmaProblem& pr, const MmaOptions& opt) 
   return mma_params(e.params, pr, e.K, opt);
 }
 
+MmaResult mma_dot(const InstrEntry& e, std::span<const uint64_t> a, std::span<const uint64_t> b, uint64_t c,
+                  std::span<const uint64_t> sa, std::span<const uint64_t> sb, const MmaOptions& opt) {
+  MmaProblem p;
+  p.M = 1;
+  p.N = 1;
+  p.K = static_cast<int>(a.size());
+  p.atype = e.atype;
+  p.btype = e.btype;
+  p.A = a;
+  p.B = b;
+  const uint64_t C[1] = {c};
+  p.C = C;
+  p.scale_type = e.scale_type;
+  p.scale_block = e.scale_block;
+  p.sa = sa;
+  p.sb = sb;
+  return mma(e, p, opt);
+}
+
 }  // namespace tcemu

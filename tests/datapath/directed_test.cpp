@@ -40,21 +40,7 @@ uint64_t one_dot(const InstrEntry& e, std::vector<uint64_t> a, std::vector<uint6
                  std::vector<uint64_t> sa = {}, std::vector<uint64_t> sb = {}, MmaOptions opt = {}) {
   a.resize(std::max<size_t>(a.size(), static_cast<size_t>(e.K)), 0);
   b.resize(a.size(), 0);
-  MmaProblem p;
-  p.M = 1;
-  p.N = 1;
-  p.K = static_cast<int>(a.size());
-  p.atype = e.atype;
-  p.btype = e.btype;
-  p.A = a;
-  p.B = b;
-  std::vector<uint64_t> C{c};
-  p.C = C;
-  p.scale_type = e.scale_type;
-  p.scale_block = e.scale_block;
-  p.sa = sa;
-  p.sb = sb;
-  MmaResult r = mma(e, p, opt);
+  MmaResult r = mma_dot(e, a, b, c, sa, sb, opt);
   EXPECT_TRUE(r.error.empty()) << r.error;
   if (r.D.empty()) return ~uint64_t{0};
   // The code-level API and the reference model agree with the whole-matrix path.

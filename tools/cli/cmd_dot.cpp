@@ -132,21 +132,7 @@ int run_dot(const DotArgs& a) {
                          std::to_string(e.scale_block) + " elements), found " + std::to_string(sa.size()) + " and " +
                          std::to_string(sb.size()));
     }
-    MmaProblem p;
-    p.M = 1;
-    p.N = 1;
-    p.K = static_cast<int>(n);
-    p.atype = e.atype;
-    p.btype = e.btype;
-    p.A = A;
-    p.B = B;
-    std::vector<uint64_t> C{c};
-    p.C = C;
-    p.scale_type = e.scale_type;
-    p.scale_block = e.scale_block;
-    p.sa = sa;
-    p.sb = sb;
-    const MmaResult r = mma(e, p, opt);
+    const MmaResult r = mma_dot(e, A, B, c, sa, sb, opt);
     if (!r.error.empty()) throw InputError(where + ": " + r.error);
     std::cout << (acc ? to_hex(*acc, r.D[0]) : hex32(r.D[0])) << "\n";
   }

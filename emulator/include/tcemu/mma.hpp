@@ -56,4 +56,9 @@ MmaResult mma(const InstrEntry& e, const MmaProblem& prob, const MmaOptions& opt
 // The same for explicit datapath parameters: K is consumed in steps of p.L.
 MmaResult mma_params(const DatapathParams& p, const MmaProblem& prob, int instr_k, const MmaOptions& opt = {});
 
+// One dot product through the instruction (the M = N = 1 problem): a and b hold the same
+// number of codes (a multiple of e.K), c is an accumulator code, sa / sb one scale per block.
+MmaResult mma_dot(const InstrEntry& e, std::span<const uint64_t> a, std::span<const uint64_t> b, uint64_t c,
+                  std::span<const uint64_t> sa = {}, std::span<const uint64_t> sb = {}, const MmaOptions& opt = {});
+
 }  // namespace tcemu

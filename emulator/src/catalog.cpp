@@ -3,6 +3,7 @@
 #include "tcemu/catalog.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 namespace tcemu {
@@ -55,6 +56,24 @@ DatapathParams fdpa(int L, int F, int ez, OR r, CEntry ce = CEntry::fused) {
   return p;
 }
 
+// Hopper mma.sync FP8 as measured on H200 (docs/hw-h200.md): operands widened to f16, the
+// k32 instruction's products in two k-pair halves of 16, each one step of the f16 datapath
+// (F = 25; f32: RZ, e_zero -133; f16: RNE, e_zero -22) chained from +0, then C added by one
+// RNE add in the output format.
+DatapathParams fp8_via_f16(OR r, bool positive_zero) {
+  DatapathParams p = fdpa(16, 25, r == OR::rne_f16 ? -22 : -133, r, CEntry::rne_after_instruction);
+  p.widen_to_f16 = true;
+  p.kpair_halves = true;
+  p.positive_zero = positive_zero;
+  return p;
+}
+
+// Hopper results that round to zero are +0 (H200: no -0 in any record, docs/hw-h200.md).
+DatapathParams pz(DatapathParams p) {
+  p.positive_zero = true;
+  return p;
+}
+
 DatapathParams integer(int K, bool sat) {
   DatapathParams p;
   p.kind = DatapathKind::integer;
@@ -89,10 +108,11 @@ const std::vector<ArchFloat>& arch_float() {
        fdpa(4, 24, -132, OR::rz_f32),
        "[MS] [KM]; hw-vectors Ada fp16/bf16/tf32 reproduced 2500/2500", C::measured,
        "f16-output e_zero: -21 [MS] (fits hw-vectors) vs -20 [KM]"},
-      {"sm_90", fdpa(16, 25, -133, OR::rz_f32), fdpa(16, 25, -22, OR::rne_f16), fdpa(16, 25, -133, OR::rz_f32),
-       fdpa(8, 25, -133, OR::rz_f32),
-       "[MS] [KM]; hw-vectors H100 fp16/bf16/tf32 reproduced 2500/2500", C::measured,
-       "f16-output e_zero: -22 [MS] vs -21 [KM]; the data cannot tell"},
+      {"sm_90", pz(fdpa(16, 25, -133, OR::rz_f32)), pz(fdpa(16, 25, -22, OR::rne_f16)), pz(fdpa(16, 25, -133, OR::rz_f32)),
+       pz(fdpa(8, 25, -133, OR::rz_f32)),
+       "[MS] [KM]; hw-vectors H100 fp16/bf16/tf32 reproduced 2500/2500; H200 records of mma.sync m16n8k16/k8 "
+       "f16/bf16, k8/k4 tf32 reproduced bit for bit (golden/hw/h200)", C::measured,
+       "f16-output e_zero: -22 [MS] vs -21 [KM]; the data cannot tell. Results that round to zero are +0 (H200)"},
       {"sm_100", fdpa(16, 25, -133, OR::rz_f32), fdpa(16, 25, -22, OR::rne_f16), fdpa(16, 25, -133, OR::rz_f32),
        fdpa(8, 25, -133, OR::rz_f32),
        "[MS]; hw-vectors B200 fp16/bf16/tf32 (wmma) reproduced 2500/2500", C::measured,
@@ -101,6 +121,18 @@ const std::vector<ArchFloat>& arch_float() {
        fdpa(8, 25, -133, OR::rz_f32), "[MS] (RTX Blackwell)", C::published, ""},
   };
   return v;
+}
+
+// The sm_90 instructions recorded on an H200 (golden/hw/h200, docs/hw-h200.md): the
+// measured model reproduces every recorded bit of these.
+bool h200_recorded(const std::string& ptx) {
+  static const char* const kRecorded[] = {
+      "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32",
+      "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32", "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32",
+      "mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16", "mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e5m2.f16",
+      "mma.sync.aligned.m16n8k16.row.col.f32.e4m3.e4m3.f32",
+  };
+  return std::find(std::begin(kRecorded), std::end(kRecorded), ptx) != std::end(kRecorded);
 }
 
 const Fmt kF8F6F4[] = {Fmt::e4m3, Fmt::e5m2, Fmt::e3m2, Fmt::e2m3, Fmt::e2m1};
@@ -144,7 +176,7 @@ class Builder {
         for (int k : {8, 16})
           add(a, "mma.sync.aligned.m16n8k" + std::to_string(k) + ".row.col." + t + ".f16.f16." + t, "mma.sync f16", 16, 8,
               k, Fmt::f16, Fmt::f16, d, f16_params(d), af.evidence,
-              (k < f16_params(d).L && af.conf == C::measured) ? C::extrapolated : af.conf,
+              (k < f16_params(d).L && af.conf == C::measured && a != "sm_90") ? C::extrapolated : af.conf,
               k < f16_params(d).L ? "K below L: the missing terms are zero products (e_zero)" : af.note);
       }
       for (const char* s : {"m16n16k16", "m32n8k16", "m8n32k16"})
@@ -154,7 +186,8 @@ class Builder {
     if (v100) return;
     for (int k : {8, 16})
       add(a, "mma.sync.aligned.m16n8k" + std::to_string(k) + ".row.col.f32.bf16.bf16.f32", "mma.sync bf16", 16, 8, k,
-          Fmt::bf16, Fmt::bf16, AccType::f32, af.bf16_f32, af.evidence, k < af.bf16_f32.L ? C::extrapolated : af.conf,
+          Fmt::bf16, Fmt::bf16, AccType::f32, af.bf16_f32, af.evidence,
+          (k < af.bf16_f32.L && a != "sm_90") ? C::extrapolated : af.conf,
           k < af.bf16_f32.L ? "K below L: the missing terms are zero products (e_zero)" : af.note);
     for (int k : {4, 8})
       add(a, "mma.sync.aligned.m16n8k" + std::to_string(k) + ".row.col.f32.tf32.tf32.f32", "mma.sync tf32", 16, 8, k,
@@ -176,8 +209,11 @@ class Builder {
         for (Fmt y : {Fmt::s8, Fmt::u8})
           for (int k : {16, 32}) {
             const int m = 16;
+            const bool h200 = a == "sm_90" && x == Fmt::s8 && y == Fmt::s8;  // recorded (golden/hw/h200)
             add(a, "mma.sync.aligned." + shape(m, 8, k) + ".row.col" + s + ".s32." + fname(x) + "." + fname(y) + ".s32",
-                "mma.sync s8/u8", m, 8, k, x, y, AccType::s32, integer(k, sat), ev, C::published);
+                "mma.sync s8/u8", m, 8, k, x, y, AccType::s32, integer(k, sat),
+                h200 ? ev + "; H200 records reproduced bit for bit (golden/hw/h200)" : ev,
+                h200 ? C::measured : C::published);
           }
       if (int4)
         for (Fmt x : {Fmt::s4, Fmt::u4})
@@ -191,42 +227,64 @@ class Builder {
     }
   }
 
-  // mma.sync m16n8k32 e4m3/e5m2 (sm_89 onwards).
+  // mma.sync m16n8k32 and m16n8k16 e4m3/e5m2 (sm_89 onwards; k16 since PTX ISA 8.7). p32 / p16
+  // are the parameters of the k32 instruction (f32 / f16 output); with k-pair halves the k16
+  // instruction has L = 8 (its K / 2), otherwise the same L (K < L: padded with zero terms).
+  // Entries the H200 recorded (docs/hw-h200.md) are `measured`.
   void legacy_fp8(const std::string& a, DatapathParams p32, DatapathParams p16, const std::string& ev, C conf32, C conf16,
                   const std::string& note32, const std::string& note16) {
-    for (Fmt x : {Fmt::e4m3, Fmt::e5m2})
-      for (Fmt y : {Fmt::e4m3, Fmt::e5m2})
-        for (AccType d : {AccType::f32, AccType::f16}) {
-          const std::string t = aname(d);
-          add(a, "mma.sync.aligned.m16n8k32.row.col." + t + "." + fname(x) + "." + fname(y) + "." + t, "mma.sync e4m3/e5m2",
-              16, 8, 32, x, y, d, d == AccType::f32 ? p32 : p16, ev, d == AccType::f32 ? conf32 : conf16,
-              d == AccType::f32 ? note32 : note16);
-        }
+    for (int K : {32, 16})
+      for (Fmt x : {Fmt::e4m3, Fmt::e5m2})
+        for (Fmt y : {Fmt::e4m3, Fmt::e5m2})
+          for (AccType d : {AccType::f32, AccType::f16}) {
+            const std::string t = aname(d);
+            DatapathParams p = d == AccType::f32 ? p32 : p16;
+            if (K == 16 && p.kpair_halves) p.L = 8;
+            const std::string ptx =
+                "mma.sync.aligned.m16n8k" + std::to_string(K) + ".row.col." + t + "." + fname(x) + "." + fname(y) + "." + t;
+            C conf = d == AccType::f32 ? conf32 : conf16;
+            std::string note = d == AccType::f32 ? note32 : note16;
+            if (conf == C::measured && (a == "sm_90" ? !h200_recorded(ptx) : K == 16)) {
+              conf = C::extrapolated;
+              note = a == "sm_90" ? "not recorded on the H200: extrapolated from the recorded FP8 mma.sync instructions"
+                                  : "k16 unmeasured: extrapolated from the measured k32 instruction";
+            }
+            add(a, ptx, "mma.sync e4m3/e5m2", 16, 8, K, x, y, d, p, ev, conf, note);
+          }
   }
 
   void wgmma() {
     const std::string a = "sm_90a";
-    const std::string ev16 = "[MS]; sm_90 mma.sync f16/bf16 with the same parameters reproduces hw-vectors H100";
+    const std::string ev16 =
+        "[MS]; H200 records of wgmma m64n8k16 (scale-d 1 and 0) reproduced bit for bit (golden/hw/h200; N does not "
+        "enter the per-element datapath)";
+    const std::string h200 = " H200 records of wgmma m64n8 (scale-d 1 and 0) reproduced bit for bit (golden/hw/h200)";
     for (int n = 8; n <= 256; n += 8) {
       const std::string pre = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n);
       add(a, pre + "k16.f32.f16.f16", "wgmma f16", 64, n, 16, Fmt::f16, Fmt::f16, AccType::f32,
-          fdpa(16, 25, -133, OR::rz_f32), ev16, C::published);
+          pz(fdpa(16, 25, -133, OR::rz_f32)), ev16, C::measured);
       add(a, pre + "k16.f16.f16.f16", "wgmma f16", 64, n, 16, Fmt::f16, Fmt::f16, AccType::f16,
-          fdpa(16, 25, -133, OR::rne_f16), "[MS]", C::published,
-          "f16-output e_zero: [MS] -133 for wgmma; mma.sync on sm_90 fits -22");
+          pz(fdpa(16, 25, -22, OR::rne_f16)), "[MS];" + h200 + " with e_zero -22 and +0 results", C::measured,
+          "e_zero: the H200 tie probe gives e_zero >= -22 and every record fits -22 .. -15 ([MS] says -133, "
+          "[KM] -21 for mma.sync); -22 as sm_90 mma.sync");
       add(a, pre + "k16.f32.bf16.bf16", "wgmma bf16", 64, n, 16, Fmt::bf16, Fmt::bf16, AccType::f32,
-          fdpa(16, 25, -133, OR::rz_f32), ev16, C::published);
+          pz(fdpa(16, 25, -133, OR::rz_f32)), ev16, C::measured);
       add(a, pre + "k8.f32.tf32.tf32", "wgmma tf32", 64, n, 8, Fmt::tf32, Fmt::tf32, AccType::f32,
-          fdpa(8, 25, -133, OR::rz_f32), "[MS] [KM]", C::published, "operands read as bits & 0xFFFFE000 (PTX)");
+          pz(fdpa(8, 25, -133, OR::rz_f32)), "[MS] [KM];" + h200, C::measured,
+          "operands read as bits & 0xFFFFE000 (PTX)");
       for (Fmt x : {Fmt::e4m3, Fmt::e5m2})
         for (Fmt y : {Fmt::e4m3, Fmt::e5m2}) {
           add(a, pre + "k32.f32." + fname(x) + "." + fname(y), "wgmma e4m3/e5m2", 64, n, 32, x, y, AccType::f32,
-              fdpa(32, 13, -133, OR::rz_e8m13),
-              "[MS] [KM] [DS]; the same model reproduces hw-vectors H100 E4M3/E5M2 -> fp32 (C = 0) 2500/2500",
-              C::published, "non-zero C unmeasured (C enters the fused sum, as [MS])");
+              pz(fdpa(32, 13, -133, OR::rz_e8m13)),
+              "[MS] [KM] [DS]; hw-vectors H100 E4M3/E5M2 -> fp32 (C = 0) 2500/2500;" + h200 + " (C enters the fused sum)",
+              C::measured);
+          const bool recorded16 = x == y;  // f16.e4m3.e4m3 and f16.e5m2.e5m2 were recorded
           add(a, pre + "k32.f16." + fname(x) + "." + fname(y), "wgmma e4m3/e5m2", 64, n, 32, x, y, AccType::f16,
-              fdpa(32, 13, -133, OR::rne_f16), "[MS] only", C::unknown,
-              "hw-vectors H100 FP8 -> fp16 are not reproduced (about 62-67% rows match): open question");
+              pz(fdpa(32, 13, -133, OR::rne_f16)),
+              recorded16 ? "[MS];" + h200 + " with +0 results" : "[MS]; the H200 records of the same-type mixes",
+              recorded16 ? C::measured : C::extrapolated,
+              "e_zero: records fit every value <= -19, -133 [MS] kept. hw-vectors H100 FP8 -> fp16 rows come from "
+              "mma.sync (reproduced by that entry), not wgmma");
         }
       const bool int_n = n <= 24 || n % 16 == 0;  // PTX: N = 8, 16, 24, 32, 48, ..., 256 for k32 integers
       if (int_n)
@@ -234,7 +292,8 @@ class Builder {
           for (Fmt x : {Fmt::s8, Fmt::u8})
             for (Fmt y : {Fmt::s8, Fmt::u8})
               add(a, pre + "k32" + (sat ? ".satfinite" : "") + ".s32." + fname(x) + "." + fname(y), "wgmma s8/u8", 64, n,
-                  32, x, y, AccType::s32, integer(32, sat), "[PTX]: exact int32 sums", C::published);
+                  32, x, y, AccType::s32, integer(32, sat), "[PTX]: exact int32 sums;" + h200,
+                  x == Fmt::s8 && y == Fmt::s8 ? C::measured : C::published);
     }
   }
 
@@ -341,17 +400,22 @@ std::vector<InstrEntry> build() {
   b.legacy_fp8("sm_89", fdpa(16, 13, -132, OR::rz_e8m13), fdpa(16, 13, -21, OR::rne_f16),
                "[MS] [KM]; hw-vectors Ada E4M3/E5M2 -> fp32 and -> fp16 reproduced 2500/2500", C::measured, C::measured,
                "K = 32 is two chained 16-term steps", "K = 32 is two chained 16-term steps");
-  b.legacy_fp8("sm_90", fdpa(32, 13, -133, OR::rz_e8m13), fdpa(32, 13, -133, OR::rne_f16),
-               "best guess: the wgmma FP8 model; it reproduces hw-vectors H100 E4M3/E5M2 -> fp32 (run with this "
-               "instruction, C = 0) 2500/2500",
-               C::unknown, C::unknown, "behaviour with non-zero C unknown (NUMERICS §3.3: unknown)",
-               "hw-vectors H100 FP8 -> fp16 not reproduced by any published model: open question");
-  b.legacy_fp8("sm_100", fdpa(32, 25, -133, OR::rz_f32, CEntry::rne_f32_after), fdpa(32, 25, -133, OR::rne_f16),
-               "unpublished fit: products RZ to f32 without C, then an f32 RNE add of C; reproduces hw-vectors B200 "
-               "E4M3/E5M2 -> fp32 2500/2500",
-               C::measured, C::unknown, "", "hw-vectors B200 FP8 -> fp16 not reproduced (about 63-67%): open question");
+  b.legacy_fp8("sm_90", fp8_via_f16(OR::rz_f32, true), fp8_via_f16(OR::rne_f16, true),
+               "measured on H200 (golden/hw/h200, docs/hw-h200.md): two f16 steps over k-pair halves from +0, then "
+               "C by an RNE add; also reproduces hw-vectors H100 E4M3/E5M2 -> fp16 2500/2500",
+               C::measured, C::measured,
+               "hw-vectors H100 FP8 -> fp32 (C = 0) rows fit the wgmma model instead (another lowering upstream; open)",
+               "f16-output e_zero -22 assumed from sm_90 f16 (the records cannot tell)");
+  b.legacy_fp8("sm_100", fp8_via_f16(OR::rz_f32, false), fp8_via_f16(OR::rne_f16, false),
+               "the Hopper lowering measured on H200 (docs/hw-h200.md) reproduces hw-vectors B200 E4M3/E5M2 -> fp32 "
+               "and -> fp16 2500/2500 each",
+               C::measured, C::measured,
+               "the L = 32 'C added after' fit matches the fp32 rows too; the fp16 rows need the k-pair halves",
+               "f16-output e_zero -22 assumed (the rows cannot tell); -0 results: not measured");
   b.legacy_fp8("sm_120", fdpa(32, 25, -133, OR::rz_f32), fdpa(32, 25, -22, OR::rne_f16),
-               "extrapolated from sm_120a kind::f8f6f4 [MS]", C::extrapolated, C::extrapolated, "", "");
+               "extrapolated from sm_120a kind::f8f6f4 [MS]", C::extrapolated, C::extrapolated,
+               "sm_120 mma.sync FP8 unmeasured: assumed to be kind::f8f6f4's datapath",
+               "sm_120 mma.sync FP8 unmeasured: assumed to be kind::f8f6f4's datapath");
   b.wgmma();
   b.tcgen05();
   b.sm120();

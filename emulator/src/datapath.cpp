@@ -27,7 +27,14 @@ std::optional<OutputRounding> parse_output_rounding(std::string_view s) {
   return std::nullopt;
 }
 
-std::string_view to_string(CEntry c) { return c == CEntry::fused ? "C fused" : "C added after (f32 RNE)"; }
+std::string_view to_string(CEntry c) {
+  switch (c) {
+    case CEntry::fused: return "C fused";
+    case CEntry::rne_f32_after: return "C added after (f32 RNE)";
+    case CEntry::rne_after_instruction: return "C added after the instruction (RNE)";
+  }
+  return "?";
+}
 
 std::string_view to_string(DatapathKind k) {
   switch (k) {
@@ -45,6 +52,9 @@ std::string describe(const DatapathParams& p) {
   s += " L=" + std::to_string(p.L) + " F=" + std::to_string(p.F) + " e_zero=" + std::to_string(p.e_zero) + " " +
        std::string(to_string(p.rounding)) + " " + std::string(to_string(p.c_entry));
   if (p.kind == DatapathKind::gst_fdpa) s += " group=" + std::to_string(p.group);
+  if (p.widen_to_f16) s += " operands-as-f16";
+  if (p.kpair_halves) s += " k-pair-halves";
+  if (p.positive_zero) s += " +0";
   return s;
 }
 
@@ -76,6 +86,13 @@ std::string validate(const DatapathParams& p, Fmt a, Fmt b, std::optional<Fmt> s
   if (p.F < 1 || p.F > 48) return "F must be in 1..48";
   if (p.c_entry == CEntry::rne_f32_after && p.rounding == OutputRounding::rne_f16)
     return "C added after by an f32 add needs an f32 output";
+  if ((p.kpair_halves || p.widen_to_f16 || p.c_entry == CEntry::rne_after_instruction) && p.kind != DatapathKind::t_fdpa)
+    return "k-pair halves, operands widened to f16 and C added after the instruction are T-FDPA forms";
+  if (p.kpair_halves && p.L % 2 != 0) return "k-pair halves need an even L";
+  if (p.widen_to_f16)
+    for (Fmt f : {a, b})
+      if (f != Fmt::f16 && f != Fmt::e4m3 && f != Fmt::e5m2 && f != Fmt::e3m2 && f != Fmt::e2m3 && f != Fmt::e2m1)
+        return "operand format " + std::string(info(f).name) + " is not exactly representable in f16";
   if (p.kind == DatapathKind::st_fdpa || p.kind == DatapathKind::gst_fdpa) {
     if (scale && *scale != Fmt::ue8m0 && *scale != Fmt::ue4m3) return "scale format must be ue8m0 or ue4m3";
   }
@@ -107,6 +124,13 @@ Operand decode_operand(Fmt f, uint64_t code) {
   // E(x) = max(floor(log2|x|), emin): a normal's implicit bit sits at man_bits; decode gives a
   // subnormal the weight of emin's binade, so the same sum reads it at emin.
   o.E = static_cast<int16_t>(d.exp + info(f).man_bits);
+  return o;
+}
+
+Operand widened_to_f16(Operand o) {
+  if (o.special || o.sig == 0) return o;
+  // E of the same value read as f16: floor(log2|x|), at least f16's emin (-14).
+  o.E = static_cast<int16_t>(std::max(o.low + static_cast<int>(std::bit_width(o.sig)) - 1, -14));
   return o;
 }
 
@@ -156,6 +180,23 @@ uint64_t apply_output_rounding(OutputRounding r, bool neg, uint64_t mag, int exp
     case OutputRounding::rz_e8m13: return round_to_float(neg, mag, exp, false, Fmt::f32, false) & ~uint64_t{0x3FF};
   }
   return 0;
+}
+
+uint64_t add_rne(Fmt out, uint64_t x, uint64_t y) {
+  if (out == Fmt::f32) return f32_add_rne(static_cast<uint32_t>(x), static_cast<uint32_t>(y));
+  if (out != Fmt::f16) throw std::invalid_argument("add_rne: f32 or f16");
+  const Operand a = decode_operand(Fmt::f16, x), b = decode_operand(Fmt::f16, y);
+  if (a.special == 2 || b.special == 2) return 0x7FFF;
+  if (a.special && b.special) return a.neg != b.neg ? 0x7FFF : x;
+  if (a.special) return x;
+  if (b.special) return y;
+  if (a.sig == 0 && b.sig == 0) return (a.neg && b.neg) ? 0x8000 : 0;
+  // f16 values are multiples of 2^-24 below 2^16: their sum is exact in an int64.
+  const int64_t va = (int64_t{a.sig} << (a.low + 24)) * (a.neg ? -1 : 1);
+  const int64_t vb = (int64_t{b.sig} << (b.low + 24)) * (b.neg ? -1 : 1);
+  const int64_t s = va + vb;
+  if (s == 0) return 0;  // x + (-x) = +0 under RNE
+  return round_to_float(s < 0, static_cast<uint64_t>(s < 0 ? -s : s), -24, false, Fmt::f16, true);
 }
 
 uint32_t f32_add_rne(uint32_t x, uint32_t y) {
@@ -272,6 +313,12 @@ inline Operand decode_acc(Fmt out, uint64_t c) {
   return o;
 }
 
+// A result that rounded to -0 given as +0 when the datapath says so (H200, docs/hw-h200.md).
+inline uint64_t positive_zero(const DatapathParams& p, uint64_t d) {
+  const uint64_t sign = p.rounding == OutputRounding::rne_f16 ? 0x8000 : 0x80000000u;
+  return (p.positive_zero && d == sign) ? 0 : d;
+}
+
 // trunc0(mag * 2^sh) without branches: both shifts are formed and one is selected.
 inline uint64_t shift_trunc_select(uint64_t mag, int sh) {
   const uint64_t left = mag << (sh & 63);
@@ -307,7 +354,7 @@ uint64_t fdpa_step_impl(const DatapathParams& p, const Operand* a, const Operand
     emax = std::max(emax, e);
   }
   if (sp) return special_result(out, a, b, n, oc, sa, sb, 1);
-  const bool c_fused = p.c_entry == CEntry::fused;
+  const bool c_fused = p.c_entry != CEntry::rne_f32_after;
   if (c_fused) emax = std::max(emax, oc.sig ? static_cast<int>(oc.E) : p.e_zero);
   const int q = emax - p.F;
   // Pass 2: each term truncated toward zero at 2^q, summed exactly.
@@ -325,7 +372,7 @@ uint64_t fdpa_step_impl(const DatapathParams& p, const Operand* a, const Operand
   }
   if (c_fused) S += apply_sign(shift_trunc_select(oc.sig, oc.low - q), oc.neg);
   const bool neg = S < 0;
-  const uint64_t d = apply_output_rounding(p.rounding, neg, neg ? 0 - static_cast<uint64_t>(S) : static_cast<uint64_t>(S), q);
+  const uint64_t d = positive_zero(p, apply_output_rounding(p.rounding, neg, neg ? 0 - static_cast<uint64_t>(S) : static_cast<uint64_t>(S), q));
   if (c_fused) return d;
   return f32_add_rne(static_cast<uint32_t>(d), static_cast<uint32_t>(c));
 }
@@ -396,7 +443,7 @@ uint64_t gst_step_decoded(const DatapathParams& p, const Operand* a, const Opera
     S += oc.neg ? -t : t;
   }
   const bool neg = S < 0;
-  return apply_output_rounding(p.rounding, neg, neg ? 0 - static_cast<uint64_t>(S) : static_cast<uint64_t>(S), q);
+  return positive_zero(p, apply_output_rounding(p.rounding, neg, neg ? 0 - static_cast<uint64_t>(S) : static_cast<uint64_t>(S), q));
 }
 
 // ---- integer ---------------------------------------------------------------------------------
@@ -426,6 +473,50 @@ void check_scales(const DatapathParams& p, const BlockScales* scales, size_t n) 
 
 }  // namespace
 
+std::vector<size_t> instruction_k_order(const DatapathParams& p, size_t instr_k) {
+  std::vector<size_t> order;
+  order.reserve(instr_k);
+  if (!p.kpair_halves) {
+    for (size_t k = 0; k < instr_k; ++k) order.push_back(k);
+    return order;
+  }
+  for (size_t half = 0; half < 2; ++half)
+    for (size_t k = 0; k < instr_k; ++k)
+      if ((k / 2) % 2 == half) order.push_back(k);
+  return order;
+}
+
+size_t instruction_terms(const DatapathParams& p) { return static_cast<size_t>(p.kpair_halves ? 2 * p.L : p.L); }
+
+namespace {
+
+// fdpa_dot for the forms defined per instruction (k-pair halves, C added after the
+// instruction): the instruction is 2L terms with k-pair halves, else L.
+uint64_t instruction_dot(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint64_t> a,
+                         std::span<const uint64_t> b, uint64_t c) {
+  const size_t IK = instruction_terms(p), L = static_cast<size_t>(p.L);
+  const std::vector<size_t> order = instruction_k_order(p, IK);
+  const bool after = p.c_entry == CEntry::rne_after_instruction;
+  const Fmt out = output_format(p.rounding);
+  std::vector<uint64_t> pa(IK), pb(IK);
+  uint64_t d = c;
+  for (size_t k0 = 0; k0 < std::max<size_t>(a.size(), 1); k0 += IK) {
+    // A last partial instruction is padded with zero terms (zero products).
+    for (size_t j = 0; j < IK; ++j) {
+      const size_t k = k0 + order[j];
+      pa[j] = k < a.size() ? a[k] : 0;
+      pb[j] = k < a.size() ? b[k] : 0;
+    }
+    uint64_t t = after ? 0 : d;
+    for (size_t j = 0; j < IK; j += L)
+      t = fdpa_step(p, fa, fb, std::span<const uint64_t>(pa).subspan(j, L), std::span<const uint64_t>(pb).subspan(j, L), t);
+    d = after ? add_rne(out, d, t) : t;
+  }
+  return d;
+}
+
+}  // namespace
+
 uint64_t fdpa_step(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint64_t> a, std::span<const uint64_t> b,
                    uint64_t c, const BlockScales* scales) {
   const size_t n = a.size();
@@ -438,6 +529,10 @@ uint64_t fdpa_step(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint
   for (size_t i = 0; i < n; ++i) {
     da[i] = decode_operand(fa, a[i]);
     db[i] = decode_operand(fb, b[i]);
+    if (p.widen_to_f16) {
+      da[i] = widened_to_f16(da[i]);
+      db[i] = widened_to_f16(db[i]);
+    }
   }
   switch (p.kind) {
     case DatapathKind::integer: return int_step_decoded(p, da.data(), db.data(), n, c);
@@ -472,6 +567,7 @@ uint64_t fdpa_dot(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint6
       (scales->block < 1 || L % static_cast<size_t>(scales->block) != 0))
     throw std::invalid_argument("L must be a multiple of the scale block");
   check_scales(p, scales, a.size());
+  if (p.kpair_halves || p.c_entry == CEntry::rne_after_instruction) return instruction_dot(p, fa, fb, a, b, c);
   uint64_t d = c;
   if (a.empty()) return fdpa_step(p, fa, fb, a, b, c, scales);
   for (size_t k = 0; k < a.size(); k += L) {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "mma_fast.hpp"
+
 namespace tcemu {
 
 namespace {
@@ -13,6 +15,7 @@ std::string check(const DatapathParams& p, const MmaProblem& pr, int instr_k) {
   if (instr_k < 1 || pr.K % instr_k != 0)
     return "K = " + std::to_string(pr.K) + " is not a multiple of the instruction's K = " + std::to_string(instr_k);
   if (instr_k % p.L != 0 && p.L % instr_k != 0) return "instruction K and L do not nest";
+  if (p.kpair_halves && instr_k != 2 * p.L) return "k-pair halves: the instruction's K must be 2L";
   const size_t M = static_cast<size_t>(pr.M), N = static_cast<size_t>(pr.N), K = static_cast<size_t>(pr.K);
   if (pr.A.size() != M * K) return "A must hold M*K codes";
   if (pr.B.size() != K * N) return "B must hold K*N codes";
@@ -55,17 +58,26 @@ MmaResult mma_params(const DatapathParams& p, const MmaProblem& pr, int instr_k,
     r.error = "scale-input-d must be in 0..15";
     return r;
   }
+  if (auto fast = detail::mma_fast(p, pr, instr_k, opt)) return std::move(*fast);
   const size_t M = static_cast<size_t>(pr.M), N = static_cast<size_t>(pr.N), K = static_cast<size_t>(pr.K);
   // One step is L terms, or a whole instruction whose K is below L (its missing terms are
   // zero products: sm_90 m16n8k8 f16 runs a 16-term datapath).
   const size_t L = std::min(static_cast<size_t>(p.L), static_cast<size_t>(instr_k));
   const bool is_int = p.kind == DatapathKind::integer;
   const Fmt acc = is_int ? Fmt::f32 : output_format(p.rounding);
+  // Decoded operands in the order the steps take them: within each instruction, k-pair
+  // halves permute k (instruction_k_order); otherwise k order.
+  const std::vector<size_t> korder = instruction_k_order(p, static_cast<size_t>(instr_k));
+  auto k_of = [&](size_t j) { return j - j % korder.size() + korder[j % korder.size()]; };
+  auto dec = [&](Fmt f, uint64_t code, bool neg) {
+    const Operand o = decode_operand(f, code);
+    return negated(p.widen_to_f16 ? widened_to_f16(o) : o, neg);
+  };
   std::vector<Operand> A(M * K), Bt(N * K);
   for (size_t m = 0; m < M; ++m)
-    for (size_t k = 0; k < K; ++k) A[m * K + k] = negated(decode_operand(pr.atype, pr.A[m * K + k]), opt.negate_a);
-  for (size_t k = 0; k < K; ++k)
-    for (size_t n = 0; n < N; ++n) Bt[n * K + k] = negated(decode_operand(pr.btype, pr.B[k * N + n]), opt.negate_b);
+    for (size_t j = 0; j < K; ++j) A[m * K + j] = dec(pr.atype, pr.A[m * K + k_of(j)], opt.negate_a);
+  for (size_t j = 0; j < K; ++j)
+    for (size_t n = 0; n < N; ++n) Bt[n * K + j] = dec(pr.btype, pr.B[k_of(j) * N + n], opt.negate_b);
   // Scales expanded to what the step functions index: one per term (ST) or per group (GST).
   std::vector<Operand> SA, SB;
   size_t sper = 0;  // scales per row of A / column of B after expansion
@@ -81,6 +93,7 @@ MmaResult mma_params(const DatapathParams& p, const MmaProblem& pr, int instr_k,
       for (size_t j = 0; j < sper; ++j) SB[n * sper + j] = decode_operand(*pr.scale_type, pr.sb[n * nb + j * unit / blk]);
   }
   const size_t per_instr = static_cast<size_t>(instr_k);
+  const bool after_instr = p.c_entry == CEntry::rne_after_instruction;
   const size_t promote = opt.promote_every > 0 ? static_cast<size_t>(opt.promote_every) * per_instr : 0;
   r.D.resize(M * N);
   // Columns in blocks whose decoded B stays in cache while every row of A passes over it.
@@ -94,19 +107,26 @@ MmaResult mma_params(const DatapathParams& p, const MmaProblem& pr, int instr_k,
         const Operand* b = &Bt[n * K];
         uint64_t accum = c;                  // f32 promotion accumulator (promote > 0)
         uint64_t d = promote ? 0 : c;        // the tensor-core accumulator
+        uint64_t chain = 0;                  // C added after the instruction: its steps' chain
         for (size_t k = 0; k < K; k += L) {
           const size_t len = std::min(L, K - k);
-          switch (p.kind) {
-            case DatapathKind::t_fdpa: d = fdpa_step_decoded(p, a + k, b + k, len, d); break;
-            case DatapathKind::st_fdpa:
-              d = fdpa_step_decoded(p, a + k, b + k, len, d, &SA[m * sper + k], &SB[n * sper + k]);
-              break;
-            case DatapathKind::gst_fdpa: {
-              const size_t g0 = k / static_cast<size_t>(p.group);
-              d = gst_step_decoded(p, a + k, b + k, len, d, &SA[m * sper + g0], &SB[n * sper + g0]);
-              break;
+          if (after_instr) {
+            // The instruction's steps chain from +0; its result is added to D after its last step.
+            chain = fdpa_step_decoded(p, a + k, b + k, len, k % per_instr == 0 ? 0 : chain);
+            if ((k + len) % per_instr == 0) d = add_rne(acc, d, chain);
+          } else {
+            switch (p.kind) {
+              case DatapathKind::t_fdpa: d = fdpa_step_decoded(p, a + k, b + k, len, d); break;
+              case DatapathKind::st_fdpa:
+                d = fdpa_step_decoded(p, a + k, b + k, len, d, &SA[m * sper + k], &SB[n * sper + k]);
+                break;
+              case DatapathKind::gst_fdpa: {
+                const size_t g0 = k / static_cast<size_t>(p.group);
+                d = gst_step_decoded(p, a + k, b + k, len, d, &SA[m * sper + g0], &SB[n * sper + g0]);
+                break;
+              }
+              case DatapathKind::integer: d = int_step_decoded(p, a + k, b + k, len, d); break;
             }
-            case DatapathKind::integer: d = int_step_decoded(p, a + k, b + k, len, d); break;
           }
           if (promote && (k + len) % promote == 0) {
             accum = f32_add_rne(static_cast<uint32_t>(accum), static_cast<uint32_t>(d));

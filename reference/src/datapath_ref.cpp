@@ -315,7 +315,9 @@ uint64_t fdpa_step(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint
     for (size_t i = 0; i < n; ++i) {
       const Dy x = to_dy(terms[i][0].v), y = to_dy(terms[i][1].v);
       Dy prod = mul(x, y);
-      int e = prod.m == 0 ? p.e_zero : E_dy(x, fa) + E_dy(y, fb);
+      // widen_to_f16: the operands are read as the f16 values they equal (f16's emin).
+      const Fmt ea = p.widen_to_f16 ? Fmt::f16 : fa, eb = p.widen_to_f16 ? Fmt::f16 : fb;
+      int e = prod.m == 0 ? p.e_zero : E_dy(x, ea) + E_dy(y, eb);
       if (scaled) {
         const Dy sa = to_dy(sA[i].v), sb = to_dy(sB[i].v);
         prod = mul(prod, mul(sa, sb));
@@ -325,7 +327,7 @@ uint64_t fdpa_step(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint
     }
     if (padded) aligned.push_back({Dy{}, p.e_zero});
   }
-  const bool c_fused = p.c_entry == CEntry::fused || p.kind == DatapathKind::gst_fdpa;
+  const bool c_fused = p.c_entry != CEntry::rne_f32_after || p.kind == DatapathKind::gst_fdpa;
   if (c_fused) {
     const Dy cd = to_dy(cv.v);
     aligned.push_back({cd, cd.m == 0 ? p.e_zero : E_dy(cd, out)});
@@ -336,7 +338,10 @@ uint64_t fdpa_step(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint
   const int q = emax - p.F;
   Integer S = 0;
   for (const auto& t : aligned) S += trunc_dy(t.first, q);
-  const uint64_t d = rho(p.rounding, Rational(S) * pow2(q));
+  uint64_t d = rho(p.rounding, Rational(S) * pow2(q));
+  // positive_zero: a sum that rounds to zero is +0 whatever its sign.
+  if (p.positive_zero && (d == 0x8000u && out == Fmt::f16)) d = 0;
+  if (p.positive_zero && (d == 0x80000000u && out == Fmt::f32)) d = 0;
   if (c_fused) return d;
   // C added afterwards by an IEEE f32 addition, round to nearest even.
   const ExactValue pv = value_of(Fmt::f32, d);
@@ -346,8 +351,51 @@ uint64_t fdpa_step(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint
   return round_to(sum, Fmt::f32, Round::rn, both_neg_zero);
 }
 
+namespace {
+
+// IEEE addition, round to nearest even, of two f32 or f16 codes (finite or not).
+uint64_t ieee_add_rn(Fmt out, uint64_t x, uint64_t y) {
+  const ExactValue u = value_of(out, x), v = value_of(out, y);
+  if (u.kind == ExactValue::nan || v.kind == ExactValue::nan) return ref_nan_code(out);
+  if (u.kind == ExactValue::inf && v.kind == ExactValue::inf)
+    return u.neg == v.neg ? ref_inf_code(out, u.neg) : ref_nan_code(out);
+  if (u.kind == ExactValue::inf) return ref_inf_code(out, u.neg);
+  if (v.kind == ExactValue::inf) return ref_inf_code(out, v.neg);
+  const Rational sum = u.v + v.v;
+  return round_to(sum, out, Round::rn, sum == 0 && u.neg && v.neg);
+}
+
+// The forms defined per instruction (NUMERICS-style definition of the H200 finding,
+// docs/hw-h200.md): an instruction is 2L terms with k-pair halves (first the k with
+// floor(k/2) even, then odd), else L; its steps chain from +0 and its result is added to the
+// running D by an IEEE add (C added after the instruction), or chain from D.
+uint64_t instruction_dot(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint64_t> a,
+                         std::span<const uint64_t> b, uint64_t c) {
+  const size_t IK = static_cast<size_t>(p.kpair_halves ? 2 * p.L : p.L), L = static_cast<size_t>(p.L);
+  const bool after = p.c_entry == CEntry::rne_after_instruction;
+  const Fmt out = output_format(p.rounding);
+  uint64_t d = c;
+  for (size_t k0 = 0; k0 == 0 || k0 < a.size(); k0 += IK) {
+    std::vector<uint64_t> xa, xb;
+    for (int half = 0; half < (p.kpair_halves ? 2 : 1); ++half)
+      for (size_t k = k0; k < k0 + IK; ++k) {
+        if (p.kpair_halves && static_cast<int>(((k - k0) / 2) % 2) != half) continue;
+        xa.push_back(k < a.size() ? a[k] : 0);
+        xb.push_back(k < a.size() ? b[k] : 0);
+      }
+    uint64_t t = after ? 0 : d;
+    for (size_t j = 0; j < IK; j += L)
+      t = ref::fdpa_step(p, fa, fb, std::span<const uint64_t>(xa).subspan(j, L), std::span<const uint64_t>(xb).subspan(j, L), t);
+    d = after ? ieee_add_rn(out, d, t) : t;
+  }
+  return d;
+}
+
+}  // namespace
+
 uint64_t fdpa_dot(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint64_t> a, std::span<const uint64_t> b,
                   uint64_t c, const BlockScales* scales) {
+  if (p.kpair_halves || p.c_entry == CEntry::rne_after_instruction) return instruction_dot(p, fa, fb, a, b, c);
   const size_t L = static_cast<size_t>(p.L);
   uint64_t d = c;
   if (a.empty()) return ref::fdpa_step(p, fa, fb, a, b, c, scales);

@@ -46,7 +46,8 @@ TEST(Catalog, ParametersOfTheSection33Table) {
   expect_params(find("sm_90", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"), 16, 25, -133, OR::rz_f32);
   expect_params(find("sm_90", "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16"), 16, 25, -22, OR::rne_f16);
   expect_params(find("sm_90a", "wgmma.mma_async.sync.aligned.m64n136k8.f32.tf32.tf32"), 8, 25, -133, OR::rz_f32);
-  expect_params(find("sm_90a", "wgmma.mma_async.sync.aligned.m64n256k16.f16.f16.f16"), 16, 25, -133, OR::rne_f16);
+  // e_zero -22, not [MS]'s -133: the H200 e_zero tie probe (docs/hw-h200.md, finding 3).
+  expect_params(find("sm_90a", "wgmma.mma_async.sync.aligned.m64n256k16.f16.f16.f16"), 16, 25, -22, OR::rne_f16);
   expect_params(find("sm_90a", "wgmma.mma_async.sync.aligned.m64n64k32.f32.e5m2.e4m3"), 32, 13, -133, OR::rz_e8m13);
   expect_params(find("sm_90a", "wgmma.mma_async.sync.aligned.m64n64k32.f16.e5m2.e4m3"), 32, 13, -133, OR::rne_f16);
   expect_params(find("sm_100a", "tcgen05.mma.cta_group::2.kind::f16", Fmt::bf16, Fmt::bf16, AccType::f32), 16, 25, -133,
@@ -54,8 +55,9 @@ TEST(Catalog, ParametersOfTheSection33Table) {
   expect_params(find("sm_100a", "tcgen05.mma.cta_group::1.kind::tf32"), 8, 25, -133, OR::rz_f32);
   expect_params(find("sm_100a", "tcgen05.mma.cta_group::1.kind::f8f6f4", Fmt::e4m3, Fmt::e4m3, AccType::f16), 32, 25, -133,
                 OR::rne_f16);
-  expect_params(find("sm_100", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32"), 32, 25, -133, OR::rz_f32,
-                CEntry::rne_f32_after);
+  // The Hopper lowering measured on H200 also reproduces hw-vectors B200 FP8 (docs/hw-h200.md).
+  expect_params(find("sm_100", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32"), 16, 25, -133, OR::rz_f32,
+                CEntry::rne_after_instruction);
   const InstrEntry* mx = find("sm_100a", "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X", Fmt::e4m3,
                               Fmt::e4m3);
   expect_params(mx, 32, 25, -133, OR::rz_f32);
@@ -72,12 +74,35 @@ TEST(Catalog, ParametersOfTheSection33Table) {
                 OR::rne_f16);
 }
 
-TEST(Catalog, UnknownEntriesArePresentAndMarked) {
-  const InstrEntry* e = find("sm_90", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32");
-  ASSERT_NE(e, nullptr);
-  EXPECT_EQ(e->confidence, Confidence::unknown);
-  EXPECT_FALSE(e->note.empty());
-  EXPECT_NE(e->evidence.find("best guess"), std::string::npos);
+// The formerly unknown sm_90 mma.sync FP8 (NUMERICS §3.3) takes the model measured on H200
+// (docs/hw-h200.md, finding 1): f16 widening, k-pair halves of K/2, C added after.
+TEST(Catalog, Sm90MmaSyncFp8IsTheMeasuredLowering) {
+  for (const char* ptx : {"mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", "mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e5m2.f16",
+                          "mma.sync.aligned.m16n8k16.row.col.f32.e4m3.e4m3.f32"}) {
+    const InstrEntry* e = find("sm_90", ptx);
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->confidence, Confidence::measured) << ptx;
+    EXPECT_TRUE(e->params.widen_to_f16 && e->params.kpair_halves && e->params.positive_zero) << ptx;
+    EXPECT_EQ(e->params.c_entry, CEntry::rne_after_instruction) << ptx;
+    EXPECT_EQ(e->params.L * 2, e->K) << ptx;
+    EXPECT_EQ(e->params.e_zero, e->dtype == AccType::f16 ? -22 : -133) << ptx;
+  }
+  // Not recorded on the H200: the same model, marked as extrapolated with a note.
+  const InstrEntry* x = find("sm_90", "mma.sync.aligned.m16n8k16.row.col.f16.e4m3.e5m2.f16");
+  ASSERT_NE(x, nullptr);
+  EXPECT_EQ(x->confidence, Confidence::extrapolated);
+  EXPECT_FALSE(x->note.empty());
+}
+
+// Every entry says where its parameters come from; every entry that is not measured or
+// published says what was assumed.
+TEST(Catalog, EveryEntryHasEvidenceAndGuessesSaySo) {
+  for (const InstrEntry& e : catalog()) {
+    EXPECT_FALSE(e.evidence.empty()) << e.arch << " " << e.ptx;
+    if (e.confidence == Confidence::extrapolated || e.confidence == Confidence::unknown) {
+      EXPECT_FALSE(e.note.empty()) << e.arch << " " << e.ptx << " is " << to_string(e.confidence) << " without a note";
+    }
+  }
 }
 
 TEST(Catalog, Coverage) {

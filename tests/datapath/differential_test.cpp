@@ -30,6 +30,8 @@ inline const Family kFamilies[] = {
     {"sm_89", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32", {}, {}, {}, {}},
     {"sm_89", "mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e5m2.f16", {}, {}, {}, {}},
     {"sm_90", "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", {}, {}, {}, {}},
+    {"sm_90", "mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e5m2.f16", {}, {}, {}, {}},  // k-pair halves, C after
+    {"sm_90", "mma.sync.aligned.m16n8k16.row.col.f32.e5m2.e4m3.f32", {}, {}, {}, {}},
     {"sm_90a", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", {}, {}, {}, {}},
     {"sm_90a", "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", {}, {}, {}, {}},
     {"sm_90a", "wgmma.mma_async.sync.aligned.m64n32k32.s32.s8.u8", {}, {}, {}, {}},

@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tcemu/format.hpp"
 
@@ -35,6 +36,10 @@ enum class CEntry : uint8_t {
   fused,          // C is one more term of the truncated fused sum (T-FDPA as published)
   rne_f32_after,  // the products alone are summed and rounded (rho), then C is added by an
                   // f32 add rounding to nearest even (sm_100 mma.sync FP8, NUMERICS §3.3)
+  rne_after_instruction,  // an instruction's steps chain from +0 (each step's C is the previous
+                          // step's rounded result), then the accumulator is added by one IEEE
+                          // add rounding to nearest even in the output format, f32 or f16
+                          // (Hopper mma.sync FP8, measured on H200: docs/hw-h200.md)
 };
 std::string_view to_string(CEntry c);
 
@@ -55,6 +60,15 @@ struct DatapathParams {
   CEntry c_entry = CEntry::fused;
   int group = 16;          // gst_fdpa: products per exactly-summed group
   bool satfinite = false;  // integer: clamp to the int32 range instead of wrapping
+  // Operands widened (exactly) to f16 before the datapath sees them: alignment exponents are
+  // those of the f16 values (differs for e4m3 subnormals). Hopper mma.sync FP8 (H200).
+  bool widen_to_f16 = false;
+  // The instruction's K products split by k-pairs into two halves, {k : floor(k/2) even} then
+  // {k : floor(k/2) odd}, one step each (L = K/2). Hopper mma.sync FP8 (H200).
+  bool kpair_halves = false;
+  // A result that rounds to zero is +0, whatever the sign of the exact sum (H200: no f16 or
+  // f32 result of any record is -0). False: the sign of the sum is kept (-0 possible).
+  bool positive_zero = false;
   bool operator==(const DatapathParams&) const = default;
 };
 // One line: "T-FDPA L=16 F=25 e_zero=-133 rz_f32 C fused".
@@ -82,8 +96,17 @@ uint64_t fdpa_step(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint
 
 // A dot product of any length: d = c; for each L-chunk in k order, d = fdpa_step(chunk, d)
 // (NUMERICS §3.1, "K larger than L"). A last partial chunk is padded with zero terms.
+// With kpair_halves or C added after the instruction, the chunks are instructions of
+// instruction_terms(p) terms: each one's steps (over instruction_k_order) chain from +0 (or
+// from d), and C (the running d) is added after by add_rne.
 uint64_t fdpa_dot(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint64_t> a,
                   std::span<const uint64_t> b, uint64_t c, const BlockScales* scales = nullptr);
+
+// The terms of one instruction for the forms defined per instruction: 2L with kpair_halves,
+// else L; and the order in which its k enter the steps (k-pair halves: {k : floor(k/2)
+// even}, then odd; otherwise 0, 1, 2, ...).
+size_t instruction_terms(const DatapathParams& p);
+std::vector<size_t> instruction_k_order(const DatapathParams& p, size_t instr_k);
 
 // ---- Decoded-operand API (the fast path used by mma.cpp) ------------------------------
 
@@ -96,6 +119,9 @@ struct Operand {
   uint8_t special = 0;  // 0 finite, 1 Inf, 2 NaN
 };
 Operand decode_operand(Fmt f, uint64_t code);
+// The same value as an f16 operand (its alignment exponent E read with f16's emin); for
+// DatapathParams::widen_to_f16.
+Operand widened_to_f16(Operand o);
 
 // T-FDPA / ST-FDPA step on decoded operands. `sa`/`sb` (may be null) are per-term decoded
 // scales. c is a code of the output format.
@@ -118,5 +144,8 @@ uint64_t round_to_float(bool neg, uint64_t mag, int exp, bool sticky, Fmt to, bo
 uint64_t apply_output_rounding(OutputRounding r, bool neg, uint64_t mag, int exp);
 // IEEE f32 addition rounding to nearest even (both inputs f32 codes).
 uint32_t f32_add_rne(uint32_t x, uint32_t y);
+// IEEE addition rounding to nearest even in f32 or f16 (NaN in: canonical NaN; Inf - Inf:
+// NaN; an exact zero sum is +0 unless both are -0).
+uint64_t add_rne(Fmt out, uint64_t x, uint64_t y);
 
 }  // namespace tcemu

@@ -1,0 +1,15 @@
+// Internal: the fast whole-matrix path of mma_params (emulator/src/mma_fast.cpp).
+#pragma once
+
+#include <optional>
+
+#include "tcemu/mma.hpp"
+
+namespace tcemu::detail {
+
+// Computes the same D as the generic loop of mma_params, faster. Returns nullopt for any
+// parameters or options it does not handle (the generic loop then runs). Called only after
+// the problem has been validated by mma_params.
+std::optional<MmaResult> mma_fast(const DatapathParams& p, const MmaProblem& pr, int instr_k, const MmaOptions& opt);
+
+}  // namespace tcemu::detail

@@ -1,6 +1,7 @@
 #include "tcemu_golden/committed_set.hpp"
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -10,24 +11,81 @@
 namespace tcemu::golden {
 namespace {
 
-// What distinguishes entries of one family numerically: arch, types, variant (satfinite,
-// cta pair, scale vector), instruction K. wgmma's N only widens the tile, so the smallest N
-// represents it.
-std::string entry_key(const InstrEntry& e) {
+// Dot products (D elements) each catalog entry's datapath gets in the committed set.
+constexpr size_t kMinDots = 256;
+
+// What two entries must share to compute every D element alike: the architecture, the
+// operand, accumulator and scale types, the instruction's K and the datapath parameters.
+// wgmma's N, wmma's tile shape and tcgen05's cta pair only change how many elements one
+// instruction computes, so they are not part of it.
+std::string datapath_key(const InstrEntry& e) {
   std::string k = e.arch;
   for (std::string_view part : {info(e.atype).name, info(e.btype).name, to_string(e.dtype)}) k.append("|").append(part);
-  k.append("|").append(std::to_string(e.K));
-  if (e.ptx.find("satfinite") != std::string::npos) k.append("|sat");
-  if (e.ptx.find("cta_group::2") != std::string::npos) k.append("|cg2");
-  if (e.scale_type) k.append("|").append(info(*e.scale_type).name).append("|").append(std::to_string(e.scale_vec));
+  k.append("|K").append(std::to_string(e.K)).append("|").append(describe(e.params));
+  if (e.scale_type) k.append("|").append(info(*e.scale_type).name).append("/").append(std::to_string(e.scale_block));
   return k;
 }
 
-size_t tile_bytes(const InstrEntry& e) {
+size_t tile_elements(const InstrEntry& e) {
   const InstrTile t = default_tile(e);
-  const size_t M = static_cast<size_t>(t.m), N = static_cast<size_t>(t.n), K = static_cast<size_t>(e.K);
-  const size_t acc = e.dtype == AccType::f16 ? 4 : 8;
-  return M * K * info(e.atype).hex_digits + K * N * info(e.btype).hex_digits + 2 * M * N * acc + 1500;
+  return static_cast<size_t>(t.m) * static_cast<size_t>(t.n);
+}
+
+// The generated family: its file, and for every datapath key the names of its cases.
+struct FamilyBuild {
+  GoldenFile file;
+  std::map<std::string, std::vector<std::string>> cases_of_key;
+};
+
+MmaGenRequest request_for(const InstrEntry& e, Dist d, ScaleDist sd, uint64_t seed) {
+  MmaGenRequest q;
+  q.arch = e.arch;
+  q.ptx = e.ptx;
+  q.atype = e.atype;
+  q.btype = e.btype;
+  q.dtype = e.dtype;
+  q.stype = e.scale_type;
+  q.dist_a = q.dist_b = q.dist_c = d;
+  q.scales = sd;
+  q.seed = seed;
+  return q;
+}
+
+FamilyBuild build_family(const std::string& family, uint64_t seed) {
+  std::map<std::string, const InstrEntry*> reps;  // the smallest tile of each datapath key
+  for (const InstrEntry& e : catalog()) {
+    if (e.family != family) continue;
+    const std::string k = datapath_key(e);
+    auto it = reps.find(k);
+    if (it == reps.end() || tile_elements(e) < tile_elements(*it->second)) reps[k] = &e;
+  }
+  if (reps.empty()) throw GoldenError("no catalog family '" + family + "'");
+  FamilyBuild b;
+  uint64_t s = seed;
+  // Every datapath: at least kMinDots dot products (D elements) of mixed distributions
+  // (each row of A, column of B, element of C drawn from one of the six, scales mixed too).
+  for (const auto& [key, e] : reps) {
+    const size_t n = (kMinDots + tile_elements(*e) - 1) / tile_elements(*e);
+    for (size_t i = 0; i < n; ++i) {
+      Case c = generate_mma(request_for(*e, Dist::mixed, ScaleDist::mixed, s++));
+      b.cases_of_key[key].push_back(c.name);
+      b.file.cases.push_back(std::move(c));
+    }
+  }
+  // And each pure distribution (and scale pattern) once, on the family's first datapath.
+  const InstrEntry& first = *reps.begin()->second;
+  const auto dists = all_distributions();
+  const auto scales = all_scale_distributions();
+  const size_t pure = first.scale_type ? std::max(dists.size(), scales.size()) : dists.size();
+  for (size_t i = 0; i < pure; ++i) {
+    Case c = generate_mma(request_for(first, dists[i % dists.size()], scales[i % scales.size()], s++));
+    b.cases_of_key[reps.begin()->first].push_back(c.name);
+    b.file.cases.push_back(std::move(c));
+  }
+  b.file.description = "tcemu committed golden set: " + family + " (" + std::to_string(reps.size()) +
+                       " distinct datapaths; one instruction tile per case; golden/sets/index.json lists the cases of "
+                       "every catalog entry)";
+  return b;
 }
 
 }  // namespace
@@ -48,41 +106,68 @@ std::string family_file_name(const std::string& family) {
   return o + ".json";
 }
 
-GoldenFile family_set(const std::string& family, size_t budget_bytes, uint64_t seed) {
-  std::map<std::string, const InstrEntry*> reps;  // smallest tile per key
+GoldenFile family_set(const std::string& family, uint64_t seed) { return build_family(family, seed).file; }
+
+std::vector<CoveredEntry> committed_index(uint64_t seed) {
+  std::map<std::string, FamilyBuild> built;
+  for (const std::string& fam : catalog_families()) built.emplace(fam, build_family(fam, seed));
+  std::vector<CoveredEntry> v;
   for (const InstrEntry& e : catalog()) {
-    if (e.family != family) continue;
-    const std::string k = entry_key(e);
-    auto it = reps.find(k);
-    if (it == reps.end() || tile_bytes(e) < tile_bytes(*it->second)) reps[k] = &e;
+    const FamilyBuild& b = built.at(e.family);
+    v.push_back({&e, family_file_name(e.family), b.cases_of_key.at(datapath_key(e))});
   }
-  if (reps.empty()) throw GoldenError("no catalog family '" + family + "'");
-  std::vector<const InstrEntry*> entries;
-  for (auto& [k, e] : reps) entries.push_back(e);
-  const bool scaled = entries.front()->scale_type.has_value();
-  const auto dists = all_distributions();
-  const auto scales = all_scale_distributions();
-  const size_t per = tile_bytes(*entries.front());
-  const size_t at_least = scaled ? std::max(dists.size(), scales.size()) : dists.size();
-  const size_t n = std::max(at_least, std::min(entries.size(), budget_bytes / per));
-  GoldenFile f;
-  f.description = "tcemu committed golden set: " + family + " (" + std::to_string(entries.size()) +
-                  " distinct entries; one instruction tile per case)";
-  for (size_t i = 0; i < n; ++i) {
-    const InstrEntry& e = *entries[i % entries.size()];
-    MmaGenRequest q;
-    q.arch = e.arch;
-    q.ptx = e.ptx;
-    q.atype = e.atype;
-    q.btype = e.btype;
-    q.dtype = e.dtype;
-    q.stype = e.scale_type;
-    q.dist_a = q.dist_b = q.dist_c = dists[i % dists.size()];
-    q.scales = scales[i % scales.size()];
-    q.seed = seed + i;
-    f.cases.push_back(generate_mma(q));
+  return v;
+}
+
+std::string committed_index_json(const std::vector<CoveredEntry>& index) {
+  nlohmann::json entries = nlohmann::json::array();
+  for (const CoveredEntry& c : index) {
+    const InstrEntry& e = *c.entry;
+    nlohmann::json j = {{"arch", e.arch},
+                        {"ptx", e.ptx},
+                        {"atype", std::string(info(e.atype).name)},
+                        {"btype", std::string(info(e.btype).name)},
+                        {"dtype", std::string(to_string(e.dtype))},
+                        {"file", c.file},
+                        {"cases", c.cases}};
+    if (e.scale_type) j["stype"] = std::string(info(*e.scale_type).name);
+    entries.push_back(std::move(j));
   }
-  return f;
+  // One entry per line: small, and a catalog change shows as a readable diff.
+  std::string out = "{\"format\": \"tcemu-golden-index\", \"version\": 1, \"entries\": [\n";
+  for (size_t i = 0; i < entries.size(); ++i) out += entries[i].dump() + (i + 1 < entries.size() ? ",\n" : "\n");
+  return out + "]}\n";
+}
+
+std::vector<CoveredEntry> read_committed_index(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw GoldenError(path + ": cannot open");
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& x) {
+    throw GoldenError(path + ": not JSON: " + x.what());
+  }
+  if (doc.value("format", "") != "tcemu-golden-index" || doc.value("version", 0) != 1)
+    throw GoldenError(path + ": not a tcemu-golden-index version 1");
+  std::vector<CoveredEntry> v;
+  size_t i = 0;
+  for (const nlohmann::json& j : doc.at("entries")) {
+    const std::string where = path + ": entries[" + std::to_string(i++) + "]";
+    auto fmt = [&](const char* field) -> std::optional<Fmt> {
+      if (!j.contains(field)) return std::nullopt;
+      auto f = parse_format(j.at(field).get<std::string>());
+      if (!f) throw GoldenError(where + "." + field + ": unknown format");
+      return f;
+    };
+    const auto d = parse_acc_type(j.at("dtype").get<std::string>());
+    if (!d) throw GoldenError(where + ".dtype: unknown accumulator type");
+    const InstrLookup lk = find_instruction(j.at("arch").get<std::string>(), j.at("ptx").get<std::string>(), fmt("atype"),
+                                            fmt("btype"), d, fmt("stype"));
+    if (!lk.entry) throw GoldenError(where + ": " + lk.error);
+    v.push_back({lk.entry, j.at("file").get<std::string>(), j.at("cases").get<std::vector<std::string>>()});
+  }
+  return v;
 }
 
 GoldenFile conversion_set(uint64_t seed) {

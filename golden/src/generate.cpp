@@ -123,6 +123,7 @@ uint64_t draw_float(Fmt f, Dist d, double scale, Rng& r) {
       if (auto c = finite_code(f, r.next() & 1, r.below(top + 1), r.next() & man_all)) return *c;
   };
   switch (d) {
+    case Dist::mixed:  // resolved by draw(); a pure distribution reaches here
     case Dist::bits:
       // Finite patterns only: a NaN or Inf operand makes the whole dot product NaN or Inf, and
       // those are the `specials` distribution's job.
@@ -176,7 +177,10 @@ uint64_t draw_float(Fmt f, Dist d, double scale, Rng& r) {
   return 0;
 }
 
+Dist pick(Dist d, Rng& r) { return d == Dist::mixed ? kDists[r.below(kDists.size())] : d; }
+
 uint64_t draw(const Kind& k, Dist d, double scale, Rng& r) {
+  d = pick(d, r);
   if (k.is_int()) return draw_int(k, d, scale, r);
   return draw_float(*k.fmt, d, scale, r);
 }
@@ -222,6 +226,7 @@ std::string_view to_string(Dist d) {
     case Dist::subnormal: return "subnormal";
     case Dist::specials: return "specials";
     case Dist::edges: return "edges";
+    case Dist::mixed: return "mixed";
   }
   return "?";
 }
@@ -229,6 +234,7 @@ std::string_view to_string(Dist d) {
 std::optional<Dist> parse_dist(std::string_view s) {
   for (Dist d : kDists)
     if (to_string(d) == s) return d;
+  if (s == "mixed") return Dist::mixed;
   return std::nullopt;
 }
 
@@ -277,20 +283,28 @@ Case generate_mma(const MmaGenRequest& q) {
   const size_t M = static_cast<size_t>(m.M), N = static_cast<size_t>(m.N), K = static_cast<size_t>(m.K);
   const Kind acc{e.dtype == AccType::s32 ? std::nullopt : acc_format(e.dtype)};
   std::vector<uint64_t> A(M * K), B(K * N), C(M * N);
+  // Dist::mixed picks one distribution per row of A and per column of B (from streams of
+  // their own, so the pure distributions draw exactly as before).
   {
-    Rng r = stream(q.seed, "A");
-    for (uint64_t& x : A) x = draw(Kind{e.atype}, q.dist_a, q.scale, r);
+    Rng r = stream(q.seed, "A"), rd = stream(q.seed, "A-dists");
+    for (size_t i = 0; i < M; ++i) {
+      const Dist d = pick(q.dist_a, rd);
+      for (size_t k = 0; k < K; ++k) A[i * K + k] = draw(Kind{e.atype}, d, q.scale, r);
+    }
   }
   {
-    Rng r = stream(q.seed, "B");
-    for (uint64_t& x : B) x = draw(Kind{e.btype}, q.dist_b, q.scale, r);
+    Rng r = stream(q.seed, "B"), rd = stream(q.seed, "B-dists");
+    std::vector<Dist> col(N);
+    for (Dist& d : col) d = pick(q.dist_b, rd);
+    for (size_t k = 0; k < K; ++k)
+      for (size_t j = 0; j < N; ++j) B[k * N + j] = draw(Kind{e.btype}, col[j], q.scale, r);
   }
   {
     Rng r = stream(q.seed, "C");
     // C at the products' scale: a normal C of scale s against products of size s^2 K.
     for (uint64_t& x : C) x = draw(acc, q.dist_c, q.scale, r);
   }
-  if (q.dist_a == Dist::wide && !info(e.atype).is_int && K >= 2) {
+  if ((q.dist_a == Dist::wide || q.dist_a == Dist::mixed) && !info(e.atype).is_int && K >= 2) {
     // Cancellation: column k2 of A is column k1 negated and row k2 of B is row k1, so the two
     // products cancel exactly in every dot product (wide exponents make the rest small).
     Rng r = stream(q.seed, "cancel");

@@ -6,7 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
+#include <set>
 
+#include "tcemu/mma.hpp"
+#include "tcemu_golden/committed_set.hpp"
 #include "tcemu_golden/evaluate.hpp"
 #include "tcemu/ptx_cvt.hpp"
 #include "tcemu_golden/golden.hpp"
@@ -24,7 +28,7 @@ std::vector<std::string> set_files() {
   std::vector<std::string> v;
   const std::filesystem::path dir = std::filesystem::path(TCEMU_SOURCE_DIR) / "golden" / "sets";
   for (const auto& e : std::filesystem::directory_iterator(dir))
-    if (e.path().extension() == ".json") v.push_back(e.path().string());
+    if (e.path().extension() == ".json" && e.path().filename() != "index.json") v.push_back(e.path().string());
   std::sort(v.begin(), v.end());
   return v;
 }
@@ -34,7 +38,8 @@ TEST(GoldenCommittedSet, IsPresentAndSmall) {
   EXPECT_GE(files.size(), 28u);  // 26 catalog families, conversions, PTX cvt
   size_t bytes = 0;
   for (const std::string& f : files) bytes += std::filesystem::file_size(f);
-  EXPECT_LT(bytes, size_t{5} << 20);
+  // Every catalog entry's datapath with >= 256 dot products: about 6 MB of hex-in-JSON.
+  EXPECT_LT(bytes, size_t{8} << 20);
 }
 
 class CommittedFile : public ::testing::TestWithParam<std::string> {};
@@ -137,6 +142,70 @@ TEST_P(CommittedFile, ReferenceAgrees) {
     }
   }
   if (checked == 0) GTEST_SKIP() << "no case in this file has a model the reference defines (PTX cvt packing)";
+}
+
+// golden/sets/index.json names, for every catalog entry, the cases of its datapath.
+std::vector<CoveredEntry> committed_entries() {
+  return read_committed_index((std::filesystem::path(TCEMU_SOURCE_DIR) / "golden" / "sets" / "index.json").string());
+}
+
+TEST(GoldenCommittedSet, IndexCoversEveryCatalogEntryOnce) {
+  const std::vector<CoveredEntry> index = committed_entries();
+  std::set<const InstrEntry*> seen;
+  for (const CoveredEntry& c : index) {
+    EXPECT_TRUE(seen.insert(c.entry).second) << c.entry->arch << " " << c.entry->ptx << " listed twice";
+    EXPECT_FALSE(c.cases.empty()) << c.entry->arch << " " << c.entry->ptx;
+  }
+  EXPECT_EQ(seen.size(), catalog().size()) << "catalog entries without committed cases (regenerate golden/sets)";
+}
+
+// Every catalog entry, through its own parameters (mma_dot with that entry), reproduces every
+// D element of every case the index names for it: at least 256 dot products per entry, over
+// every distribution, bit for bit.
+TEST(GoldenCommittedSet, EveryCatalogEntryReproducesItsCases) {
+  const std::vector<CoveredEntry> index = committed_entries();
+  std::map<std::string, std::map<std::string, const Case*>> by_file;
+  std::map<std::string, GoldenFile> files;
+  size_t entries = 0;
+  for (const CoveredEntry& ce : index) {
+    if (!files.count(ce.file)) {
+      files[ce.file] = read_golden((std::filesystem::path(TCEMU_SOURCE_DIR) / "golden" / "sets" / ce.file).string());
+      for (const Case& c : files[ce.file].cases) by_file[ce.file][c.name] = &c;
+    }
+    const InstrEntry& e = *ce.entry;
+    size_t dots = 0, diff = 0;
+    std::string first;
+    for (const std::string& name : ce.cases) {
+      auto it = by_file[ce.file].find(name);
+      ASSERT_NE(it, by_file[ce.file].end()) << ce.file << " has no case " << name;
+      const Case& c = *it->second;
+      ASSERT_EQ(c.op, OpKind::mma) << name;
+      ASSERT_EQ(c.mma.K, e.K) << name;
+      const size_t M = static_cast<size_t>(c.mma.M), N = static_cast<size_t>(c.mma.N), K = static_cast<size_t>(c.mma.K);
+      for (size_t m = 0; m < M; ++m)
+        for (size_t n = 0; n < N; ++n) {
+          std::vector<uint64_t> a(K), b(K), sa, sb;
+          for (size_t k = 0; k < K; ++k) {
+            a[k] = c.operands.at("A").at(m, k);
+            b[k] = c.operands.at("B").at(k, n);
+          }
+          if (e.scale_type)
+            for (size_t j = 0; j < K / static_cast<size_t>(e.scale_block); ++j) {
+              sa.push_back(c.operands.at("scale_A").at(m, j));
+              sb.push_back(c.operands.at("scale_B").at(n, j));
+            }
+          const MmaResult r = mma_dot(e, a, b, c.operands.at("C").at(m, n), sa, sb);
+          ASSERT_TRUE(r.error.empty()) << e.arch << " " << e.ptx << ": " << r.error;
+          ++dots;
+          if (r.D[0] != c.expected.at(m, n) && diff++ == 0) first = name + " (" + std::to_string(m) + ", " + std::to_string(n) + ")";
+        }
+    }
+    EXPECT_GE(dots, 256u) << e.arch << " " << e.ptx;
+    EXPECT_EQ(diff, 0u) << e.arch << " " << e.ptx << " (" << info(e.atype).name << "." << info(e.btype).name << "."
+                        << to_string(e.dtype) << "): " << diff << " of " << dots << " dot products differ, first " << first;
+    ++entries;
+  }
+  EXPECT_EQ(entries, catalog().size());
 }
 
 INSTANTIATE_TEST_SUITE_P(Sets, CommittedFile, ::testing::ValuesIn(set_files()), [](const auto& info) {

@@ -155,7 +155,7 @@ TEST(GoldenGenerate, ConversionEdgesSitAtMidpoints) {
 TEST(GoldenGenerate, EveryFamilyAndCvtVariantGeneratesAndReadsBack) {
   TempDir d("families");
   for (const std::string& fam : catalog_families()) {
-    GoldenFile f = family_set(fam, 1);  // the smallest set: one case per distribution
+    GoldenFile f = family_set(fam);
     ASSERT_FALSE(f.cases.empty()) << fam;
     write_golden(d.file("f.json"), f, 0);
     GoldenFile g = read_golden(d.file("f.json"));

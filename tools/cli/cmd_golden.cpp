@@ -3,6 +3,7 @@
 //          convention, or a PTX cvt spelling, from named distributions and a seed.
 //   check  reads a file (every check of the format) and, for cases tcemu generated,
 //          recomputes them with the emulator.
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -180,16 +181,23 @@ int run_check(const std::string& path) {
   return bad ? 1 : 0;
 }
 
-int run_gen_set(const std::string& dir, size_t budget) {
+int run_gen_set(const std::string& dir) {
   size_t n = 0;
   auto put = [&](const std::string& name, GoldenFile f) {
     write_golden(dir + "/" + name, f, 0);
     std::cout << name << ": " << f.cases.size() << " cases\n";
     n += f.cases.size();
   };
-  for (const std::string& fam : catalog_families()) put(family_file_name(fam), family_set(fam, budget));
+  for (const std::string& fam : catalog_families()) put(family_file_name(fam), family_set(fam));
   put("conversions.json", conversion_set());
   put("ptx_cvt.json", cvt_set());
+  {
+    const std::vector<CoveredEntry> index = committed_index();
+    std::ofstream out(dir + "/index.json");
+    out << committed_index_json(index);
+    if (!out) throw GoldenError(dir + "/index.json: cannot write");
+    std::cout << "index.json: " << index.size() << " catalog entries\n";
+  }
   std::cout << n << " cases in " << dir << "\n";
   return 0;
 }
@@ -248,11 +256,9 @@ void add_golden_command(CLI::App& app, Runner& run) {
       ->capture_default_str();
   gen->callback([&run, g] { run = [g] { return run_gen(*g); }; });
   auto set_dir = std::make_shared<std::string>();
-  auto budget = std::make_shared<size_t>(120000);
   auto* set = golden->add_subcommand("gen-set", "Regenerate the committed golden set (golden/sets/) into a folder");
   set->add_option("DIR", *set_dir, "output folder (existing)")->required();
-  set->add_option("--budget", *budget, "about this many bytes of JSON per family")->capture_default_str();
-  set->callback([&run, set_dir, budget] { run = [set_dir, budget] { return run_gen_set(*set_dir, *budget); }; });
+  set->callback([&run, set_dir] { run = [set_dir] { return run_gen_set(*set_dir); }; });
   auto path = std::make_shared<std::string>();
   auto* check = golden->add_subcommand("check", "Read a golden file, check it, and recompute generated cases");
   check->add_option("FILE", *path, "golden JSON file")->required();

@@ -17,10 +17,25 @@ std::vector<std::string> catalog_families();
 // A file name for a family: "wgmma_e4m3-e5m2.json".
 std::string family_file_name(const std::string& family);
 
-// The cases of one family: one instruction tile each, cycling through the family's distinct
-// (architecture, types, variant) entries so that every distribution (and every scale pattern
-// of block-scaled kinds) appears, within about `budget_bytes` of JSON.
-GoldenFile family_set(const std::string& family, size_t budget_bytes = 120000, uint64_t seed = 1);
+// The cases of one family, one instruction tile each: for every distinct datapath of the
+// family (architecture, operand/accumulator/scale types, K and datapath parameters; wgmma's N
+// and tcgen05's cta pair are not distinct) enough tiles of mixed distributions for at least
+// 256 dot products, plus one case per pure distribution (and scale pattern) on its first.
+GoldenFile family_set(const std::string& family, uint64_t seed = 1);
+
+// Every catalog entry, the family file that covers it and the names of the cases generated
+// for its datapath (an entry whose datapath another entry of the family shares is covered by
+// that entry's cases: the same codes give the same D elements). golden/sets/index.json.
+struct CoveredEntry {
+  const InstrEntry* entry = nullptr;
+  std::string file;
+  std::vector<std::string> cases;
+};
+std::vector<CoveredEntry> committed_index(uint64_t seed = 1);
+std::string committed_index_json(const std::vector<CoveredEntry>& index);
+// Reads index.json back, looking every entry up in the catalog; GoldenError names the field.
+std::vector<CoveredEntry> read_committed_index(const std::string& path);
+
 // Conversions under every convention for the narrow formats, and every PTX cvt variant.
 GoldenFile conversion_set(uint64_t seed = 1);
 GoldenFile cvt_set(uint64_t seed = 1);

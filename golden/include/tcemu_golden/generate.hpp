@@ -23,7 +23,10 @@ enum class Dist : uint8_t {
   specials,   // normal values with zeros of both signs, Inf, NaNs, max and min mixed in
   edges,      // max, one below max, powers of two and their neighbours, min normal/subnormal;
               // conversions: midpoints between destination codes and their neighbours
+  mixed,      // each of the above in turn: in MMAs every row of A, column of B and element of
+              // C picks one at random (so one tile covers them all); elsewhere every element
 };
+// The six pure distributions (bits .. edges); `mixed` is not among them.
 std::span<const Dist> all_distributions();
 std::string_view to_string(Dist d);
 std::optional<Dist> parse_dist(std::string_view s);

@@ -12,4 +12,11 @@ namespace tcemu::detail {
 // the problem has been validated by mma_params.
 std::optional<MmaResult> mma_fast(const DatapathParams& p, const MmaProblem& pr, int instr_k, const MmaOptions& opt);
 
+// For tests: true runs the baseline kernels even where the CPU has AVX2 (both builds of the
+// kernels are then checked on one machine). Default false.
+void use_baseline_kernels(bool on);
+// For tests: true makes mma_fast decline everything, so that mma_params runs its generic loop
+// and the two can be compared. Default false.
+void disable_fast_path(bool on);
+
 }  // namespace tcemu::detail

@@ -1,7 +1,10 @@
 // Emulated multiply-adds per second of the datapath models on a 512x512x512 GEMM (issue 3:
 // target >= 200 million per second per core for the sm_90a f16, sm_90a e4m3 and sm_100a
 // mxf4nvf4 entries), with the reference model's rate and a plain f32 `acc += a*b` loop in the
-// same run so that the ratios are visible. Single-threaded.
+// same run so that the ratios are visible. Single-threaded. The MAC/s counters are rates
+// (benchmark::Counter::kIsRate) and Google Benchmark divides them by CPU time unless a
+// benchmark asks for real time (none here): on a shared machine they are per CPU-second.
+// The GEMMs go through mma(), whose whole-matrix fast path is emulator/src/mma_fast.cpp.
 #include <benchmark/benchmark.h>
 
 #include <random>

@@ -34,6 +34,7 @@ std::string describe_case(const Case& c) {
       return "convert " + std::string(info(c.conv.from).name) + " -> " + std::string(info(c.conv.to).name) + " (" +
              c.conv.convention + ")";
     case OpKind::cvt: return c.cvt.ptx;
+    case OpKind::quantize: return "quantize " + c.quant.recipe.name;
   }
   return "";
 }
@@ -220,9 +221,17 @@ Array read_actual(const std::string& path, const Case& expected_case) {
     GoldenFile g = read_golden(path);
     for (Case& c : g.cases)
       if (c.name == expected_case.name) {
-        if (!(c.expected.type == expected.type) || c.expected.rows != expected.rows || c.expected.cols != expected.cols)
+        // A part of a quantize case (expected_parts: "scales", "global") is found by its name.
+        const Array* got = &c.expected;
+        if (c.expected_name != expected_case.expected_name) {
+          auto it = c.extra_expected.find(expected_case.expected_name);
+          if (it == c.extra_expected.end())
+            throw GoldenError(path + ": case '" + c.name + "' has no expected array '" + expected_case.expected_name + "'");
+          got = &it->second;
+        }
+        if (!(got->type == expected.type) || got->rows != expected.rows || got->cols != expected.cols)
           throw GoldenError(path + ": case '" + c.name + "' has a result of another type or shape than the expected one");
-        return c.expected;
+        return *got;
       }
     throw GoldenError(path + ": no case named '" + expected_case.name + "'");
   }
@@ -253,6 +262,21 @@ Array read_actual(const std::string& path, const Case& expected_case) {
   in.read(reinterpret_cast<char*>(a.raw.data()), static_cast<std::streamsize>(size));
   if (!in) throw GoldenError(path + ": read failed");
   return a;
+}
+
+std::vector<Case> expected_parts(const Case& c) {
+  std::vector<Case> parts;
+  for (const auto& [name, a] : c.extra_expected) {
+    Case p;
+    p.name = c.name;
+    p.op = c.op;
+    p.quant = c.quant;
+    p.expected = a;
+    p.expected_name = name;
+    p.provenance = c.provenance;
+    parts.push_back(std::move(p));
+  }
+  return parts;
 }
 
 CompareReport compare(const Case& c, const Array& act, const CompareOptions& opt) {

@@ -96,6 +96,7 @@ std::string_view to_string(OpKind k) {
     case OpKind::mma: return "mma";
     case OpKind::convert: return "convert";
     case OpKind::cvt: return "cvt";
+    case OpKind::quantize: return "quantize";
   }
   return "?";
 }

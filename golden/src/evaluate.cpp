@@ -1,5 +1,7 @@
 #include "tcemu_golden/evaluate.hpp"
 
+#include "tcemu_golden/quant_case.hpp"
+
 namespace tcemu::golden {
 
 MmaProblem MmaInputs::problem(const Case& c) const {
@@ -66,17 +68,34 @@ std::vector<uint64_t> evaluate(const Case& c) {
       }
       return d;
     }
+    case OpKind::quantize: return evaluate_quantize(c).at("codes").logical();
   }
   return {};
 }
 
 Array evaluate_as_expected(const Case& c) {
+  if (c.op == OpKind::quantize) return evaluate_quantize(c).at("codes");
   const std::vector<uint64_t> v = evaluate(c);
   Array a = c.expected;
   a.npy.clear();
   for (size_t r = 0; r < a.rows; ++r)
     for (size_t col = 0; col < a.cols; ++col) a.set(r, col, v[r * a.cols + col]);
   return a;
+}
+
+std::map<std::string, Array> evaluate_all(const Case& c) {
+  if (c.op == OpKind::quantize) return evaluate_quantize(c);
+  return {{c.expected_name, evaluate_as_expected(c)}};
+}
+
+std::vector<std::string> not_reproduced(const Case& c) {
+  std::vector<std::string> bad;
+  for (const auto& [name, a] : evaluate_all(c)) {
+    const Array* want = name == c.expected_name ? &c.expected : nullptr;
+    if (auto it = c.extra_expected.find(name); it != c.extra_expected.end()) want = &it->second;
+    if (!want || want->raw != a.raw) bad.push_back(name);
+  }
+  return bad;
 }
 
 }  // namespace tcemu::golden

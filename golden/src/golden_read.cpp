@@ -8,6 +8,7 @@
 #include "tcemu_golden/golden.hpp"
 #include "tcemu_golden/instr_tile.hpp"
 #include "tcemu_golden/npy.hpp"
+#include "tcemu_golden/quant_case.hpp"
 
 namespace tcemu::golden {
 namespace {
@@ -368,6 +369,55 @@ void read_cvt(Case& c, const json& j, const std::string& w, const std::string& d
   c.expected_name.assign(1, 'd');
 }
 
+void read_quantize(Case& c, const json& j, const std::string& w, const std::string& dir) {
+  only_keys(j, w, {"name", "op", "recipe", "operands", "expected", "provenance", "note"});
+  const quant::Recipe recipe = parse_recipe_json(need(j, "recipe", w), w + ".recipe");
+  c.quant.recipe = recipe;
+  const json& ops = need(j, "operands", w);
+  const std::string wo = w + ".operands";
+  if (!ops.is_object()) fail(wo, "must be an object");
+  only_keys(ops, wo, {"x", "rbits"});
+  Array x = read_array(need(ops, "x", wo), wo + ".x", dir);
+  if (x.type.name != "f32" && x.type.name != "f16" && x.type.name != "bf16")
+    fail(wo + ".x.type", "is " + x.type.name + "; a quantize input is f32, f16 or bf16");
+  if (x.is_vector) fail(wo + ".x.shape", "must be [rows, cols]");
+  const size_t rows = x.rows, cols = x.cols;
+  c.quant.rows = rows;
+  c.quant.cols = cols;
+  c.operands["x"] = std::move(x);
+  const QuantShapes s = quant_shapes(recipe, rows, cols, w + ".recipe");
+  const std::string dims = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+  if (s.rbits_rows) {
+    if (!ops.contains("rbits"))
+      fail(wo + ".rbits", "missing: stochastic rounding of recipe '" + recipe.name + "' needs random words");
+    Array rb = read_array(ops["rbits"], wo + ".rbits", dir);
+    check_matrix(rb, wo + ".rbits", bits_type(32), s.rbits_rows, s.rbits_cols,
+                 s.rbits_cols == cols ? "one random word per element of x " + dims
+                                      : "one random word per 4 elements of a row of x " + dims);
+    c.operands["rbits"] = std::move(rb);
+  } else if (ops.contains("rbits")) {
+    fail(wo + ".rbits", "only stochastic rounding (round rs) takes random bits");
+  }
+  const json& ex = need(j, "expected", w);
+  const std::string we = w + ".expected";
+  if (!ex.is_object()) fail(we, "must be an object");
+  if (s.global) only_keys(ex, we, {"codes", "scales", "global"});
+  else if (ex.contains("global")) fail(we + ".global", "only NVFP4 recipes have a per-tensor (global) scale");
+  else only_keys(ex, we, {"codes", "scales"});
+  c.expected = read_array(need(ex, "codes", we), we + ".codes", dir);
+  check_matrix(c.expected, we + ".codes", s.codes, rows, cols, "the element codes (the shape of x)");
+  c.expected_name = "codes";
+  Array sc = read_array(need(ex, "scales", we), we + ".scales", dir);
+  check_matrix(sc, we + ".scales", s.scales, s.scale_rows, s.scale_cols,
+               "the scales of recipe '" + recipe.name + "' on x " + dims);
+  c.extra_expected["scales"] = std::move(sc);
+  if (s.global) {
+    Array g = read_array(need(ex, "global", we), we + ".global", dir);
+    check_vector(g, we + ".global", elem_type(Fmt::f32), 1, 1, "the NVFP4 per-tensor scale");
+    c.extra_expected["global"] = std::move(g);
+  }
+}
+
 Provenance read_provenance(const json& j, const std::string& w) {
   Provenance p;
   if (!j.is_object()) fail(w, "must be an object");
@@ -420,8 +470,11 @@ GoldenFile parse_golden(const json& doc, const std::string& dir, const std::stri
     } else if (op == "cvt") {
       c.op = OpKind::cvt;
       read_cvt(c, j, w, dir);
+    } else if (op == "quantize") {
+      c.op = OpKind::quantize;
+      read_quantize(c, j, w, dir);
     } else {
-      fail(w + ".op", "must be mma, convert or cvt, not '" + op + "'");
+      fail(w + ".op", "must be mma, convert or cvt (an instruction or conversion) or quantize (a recipe), not '" + op + "'");
     }
     c.provenance = read_provenance(need(j, "provenance", w), w + ".provenance");
     if (j.contains("note")) c.note = need_string(j, "note", w);

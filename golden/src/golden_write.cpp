@@ -6,6 +6,7 @@
 
 #include "tcemu_golden/golden.hpp"
 #include "tcemu_golden/npy.hpp"
+#include "tcemu_golden/quant_case.hpp"
 
 namespace tcemu::golden {
 namespace {
@@ -43,6 +44,7 @@ json case_json(const Case& c) {
   for (const auto& [name, a] : c.operands) ops[name] = array_json(a);
   j["operands"] = ops;
   j["expected"] = {{c.expected_name, array_json(c.expected)}};
+  for (const auto& [name, a] : c.extra_expected) j["expected"][name] = array_json(a);
   j["provenance"] = c.provenance.fields;
   j["provenance"]["source"] = c.provenance.source;
   if (!c.note.empty()) j["note"] = c.note;
@@ -73,6 +75,9 @@ json case_json(const Case& c) {
       break;
     case OpKind::cvt:
       j["instruction"] = {{"ptx", c.cvt.ptx}, {"rs_map", c.cvt.rs_map == RsBitMap::ptx_doc ? "ptx_doc" : "flashinfer_hw"}};
+      break;
+    case OpKind::quantize:
+      j["recipe"] = recipe_json(c.quant.recipe);
       break;
   }
   return j;
@@ -121,6 +126,7 @@ void write_golden(const std::string& path, GoldenFile& f, size_t npy_threshold) 
     };
     for (auto& [name, a] : c.operands) place(name, a);
     place(c.expected_name, c.expected);
+    for (auto& [name, a] : c.extra_expected) place(name, a);
   }
   std::ofstream out(path);
   if (!out) throw GoldenError(path + ": cannot write");

@@ -58,6 +58,14 @@ int run_compare(const CompareArgs& a) {
   opt.model_sample = a.sample;
   nlohmann::json reports = nlohmann::json::array();
   bool all_same = true;
+  // A quantize case's codes are its main result; against a golden ACTUAL the scales and the
+  // global scale are compared too, each with a report of its own.
+  std::vector<Case> parts;
+  if (actual_kind(a.actual) == "golden") {
+    for (const Case* c : cases)
+      for (Case& p : expected_parts(*c)) parts.push_back(std::move(p));
+    for (const Case& p : parts) cases.push_back(&p);  // parts is complete: the pointers stay valid
+  }
   for (const Case* c : cases) {
     const Array act = read_actual(a.actual, *c);
     const CompareReport r = compare(*c, act, opt);
@@ -68,7 +76,9 @@ int run_compare(const CompareArgs& a) {
       std::string path = a.html_out;
       if (cases.size() > 1) {
         const std::filesystem::path p(a.html_out);
-        path = (p.parent_path() / (p.stem().string() + "." + c->name + p.extension().string())).string();
+        std::string part = c->name;
+        if (c->expected_name != "codes" && c->op == OpKind::quantize) part += "." + c->expected_name;
+        path = (p.parent_path() / (p.stem().string() + "." + part + p.extension().string())).string();
       }
       write_file(path, html_report(r));
     }

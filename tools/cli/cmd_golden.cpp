@@ -13,6 +13,7 @@
 #include "tcemu_golden/evaluate.hpp"
 #include "tcemu_golden/generate.hpp"
 #include "tcemu_golden/golden.hpp"
+#include "tcemu_golden/quant_case.hpp"
 
 namespace tcemu::cli {
 namespace {
@@ -33,6 +34,8 @@ struct GenArgs {
   std::string from, to, convention = "ptx", round, cvt, rs_map = "ptx_doc";
   bool satfinite = false, relu = false, ftz = false;
   size_t count = 256, npy_threshold = 4096;
+  std::string recipe;
+  size_t rows = 4, cols = 64;
 };
 
 std::vector<Dist> dists_arg(const std::string& s, const char* flag) {
@@ -78,11 +81,24 @@ std::optional<Fmt> opt_fmt(const std::string& s) {
 int run_gen(const GenArgs& g) {
   GoldenFile file;
   file.description = g.description;
-  const int modes = !g.instr.empty() + !g.cvt.empty() + !g.from.empty();
-  if (modes != 1) throw InputError("golden gen: give exactly one of --instr (with --arch), --cvt, or --from/--to");
+  const int modes = !g.instr.empty() + !g.cvt.empty() + !g.from.empty() + !g.recipe.empty();
+  if (modes != 1) throw InputError("golden gen: give exactly one of --instr (with --arch), --cvt, --from/--to, or --recipe");
   for (int i = 0; i < g.cases; ++i) {
     const uint64_t seed = g.seed + static_cast<uint64_t>(i);
-    if (!g.instr.empty()) {
+    if (!g.recipe.empty()) {
+      QuantizeGenRequest q;
+      const std::optional<tcemu::quant::Recipe> r = tcemu::quant::find_recipe(g.recipe);
+      if (!r) throw InputError("--recipe: unknown recipe (tcemu quantize --list shows them)");
+      q.recipe = *r;
+      q.rows = g.rows;
+      q.cols = g.cols;
+      q.scale = g.scale;
+      q.seed = seed;
+      for (Dist d : dists_arg(g.dist, "--dist")) {
+        q.dist = d;
+        file.cases.push_back(generate_quantize(q));
+      }
+    } else if (!g.instr.empty()) {
       if (g.arch.empty()) throw InputError("golden gen: --instr needs --arch (sm_90a, sm_100a, ...)");
       MmaGenRequest q;
       q.arch = g.arch;
@@ -168,10 +184,11 @@ int run_check(const std::string& path) {
   for (const Case& c : f.cases) {
     std::string status = "well-formed";
     if (c.provenance.source == "tcemu") {
-      const Array e = evaluate_as_expected(c);
-      const bool same = e.raw == c.expected.raw;
-      status = same ? "reproduced by the emulator" : "NOT reproduced by the emulator";
-      bad += !same;
+      const std::vector<std::string> differ = not_reproduced(c);  // every expected array (quantize: codes, scales, global)
+      status = differ.empty() ? "reproduced by the emulator" : "NOT reproduced by the emulator";
+      for (size_t i = 0; i < differ.size(); ++i) status.append(i ? ", " : " (differs: ").append(differ[i]);
+      if (!differ.empty()) status += ")";
+      bad += !differ.empty();
     } else {
       status += " (measured on " + c.provenance.fields.value("gpu", std::string("?")) + ")";
     }
@@ -251,6 +268,9 @@ void add_golden_command(CLI::App& app, Runner& run) {
   gen->add_option("--cvt", g->cvt, "a PTX cvt spelling, e.g. cvt.rn.satfinite.e4m3x2.f32");
   gen->add_option("--rs-map", g->rs_map, "cvt.rs random-bit mapping: ptx_doc or flashinfer_hw")->capture_default_str();
   gen->add_option("--count", g->count, "conversion cases: elements per case")->capture_default_str();
+  gen->add_option("--recipe", g->recipe, "quantize case: a recipe of `tcemu quantize --list` (x of --rows x --cols from --dist)");
+  gen->add_option("--rows", g->rows, "quantize case: rows of x")->capture_default_str();
+  gen->add_option("--cols", g->cols, "quantize case: columns of x")->capture_default_str();
   gen->add_option("--npy-threshold", g->npy_threshold,
                   "arrays with more elements go to .npy files next to the JSON (0: all inline hex)")
       ->capture_default_str();

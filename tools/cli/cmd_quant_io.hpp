@@ -16,7 +16,8 @@ struct QuantInput {
   std::vector<size_t> shape;
   size_t rows = 1, cols = 1;
   std::vector<float> values;
-  std::string format;  // f32, f16, bf16
+  std::string format;           // f32, f16, bf16
+  std::vector<uint64_t> codes;  // the input's codes, row-major (what a golden case stores as x)
 };
 
 // `format` empty: from the dtype (<f4 f32, <f2 f16, <u2 bf16 codes); else f32/f16/bf16 checked
@@ -45,7 +46,9 @@ inline QuantInput read_quant_input(const std::string& path, const std::string& f
   for (size_t i = 0; i + 1 < a.shape.size(); ++i) in.rows *= a.shape[i];
   in.values.resize(a.count());
   ConvertOptions exact;
+  in.codes.resize(a.count());
   for (size_t i = 0; i < a.count(); ++i) {
+    in.codes[i] = a.bits(i);
     const uint64_t code = f == Fmt::f32 ? a.bits(i) : convert(f, Fmt::f32, a.bits(i), exact).code;
     in.values[i] = std::bit_cast<float>(static_cast<uint32_t>(code));
   }

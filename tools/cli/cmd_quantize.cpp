@@ -1,9 +1,12 @@
 // tcemu quantize / dequantize: a recipe of quant_recipe.hpp applied to an .npy tensor.
 // quantize writes OUT.codes.npy (element codes, uint8, the input's shape), OUT.scales.npy
 // (uint8 scale codes [scale_rows, scale_cols], or float32 scale_inv for the FP8 recipes) and,
-// for NVFP4, OUT.global.npy (float32 [1]: TE's S_enc or torchao's per-tensor scale).
+// for NVFP4, OUT.global.npy (float32 [1]: TE's S_enc or torchao's per-tensor scale), and
+// OUT.json: the same as one golden-format case of op "quantize" (quant_case.hpp), which
+// `tcemu golden check` re-verifies and `tcemu compare` takes as EXPECTED.
 // dequantize reads them back (same recipe options) and writes float32 values.
 #include <bit>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -12,6 +15,7 @@
 #include "commands.hpp"
 #include "tcemu/philox.hpp"
 #include "tcemu/quant_recipe.hpp"
+#include "tcemu_golden/quant_case.hpp"
 
 namespace tcemu::cli {
 namespace {
@@ -23,6 +27,7 @@ struct QuantArgs {
   size_t block = 0;
   bool fast_math = false, rht = false, pow2 = false, no_pow2 = false, list = false;
   uint64_t seed = 0, offset = 0;
+  size_t npy_threshold = 4096;
 };
 
 void add_recipe_options(CLI::App* cmd, QuantArgs& a) {
@@ -117,6 +122,29 @@ std::vector<uint64_t> f32_codes(const std::vector<float>& v) {
   return r;
 }
 
+// OUT.json: one golden case (op quantize) holding x, the random words (stochastic rounding),
+// and the codes / scales / global just written; arrays above the threshold go to .npy files
+// named OUT.<case>.<array>.npy next to it.
+void write_case(const QuantArgs& a, const Recipe& r, const QuantInput& in, const std::vector<uint32_t>& rbits,
+                const Quantized& q) {
+  namespace g = tcemu::golden;
+  g::Provenance prov;
+  prov.source = "tcemu";
+  nlohmann::json gen = {{"command", "tcemu quantize"}, {"input", a.input}, {"input_format", in.format}};
+  if (!rbits.empty()) gen["philox"] = {{"seed", a.seed}, {"offset", a.offset}, {"generator", "Philox4x32-10"}};
+  prov.fields = {{"source", "tcemu"},
+                 {"tcemu_version", std::string(g::kTcemuVersion)},
+                 {"model", "tcemu::quant recipe " + r.name},
+                 {"seed", a.seed},
+                 {"generator", gen}};
+  const g::Array x = g::make_array(g::elem_type(*parse_format(in.format)), in.rows, in.cols, in.codes);
+  const std::string name = std::filesystem::path(a.output).filename().string();
+  g::GoldenFile f;
+  f.description = "tcemu quantize --recipe " + r.name + " " + a.input;
+  f.cases.push_back(g::quantize_case(name.empty() ? "quantize" : name, r, x, rbits, q, std::move(prov)));
+  g::write_golden(a.output + ".json", f, a.npy_threshold);
+}
+
 int run_quantize(const QuantArgs& a) {
   if (a.list) return list_recipes();
   const Recipe r = resolve_recipe(a);
@@ -136,10 +164,11 @@ int run_quantize(const QuantArgs& a) {
   else
     io::write_npy(a.output + ".scales.npy", io::make_npy("|u1", {q.scale_rows, q.scale_cols}, widen(q.scale_codes)));
   if (r.kind == RecipeKind::nvfp4) io::write_npy(a.output + ".global.npy", io::make_npy("<f4", {1}, f32_codes({q.global_scale})));
+  write_case(a, r, in, rbits, q);
   std::cout << "recipe " << r.name << ": " << in.rows << "x" << in.cols << " " << info(q.elem).name << " elements, "
             << q.scale_rows << "x" << q.scale_cols << " " << info(q.scale_fmt).name << " scales -> " << a.output
-            << ".{codes,scales" << (r.kind == RecipeKind::nvfp4 ? ",global" : "") << "}.npy\n"
-            << "(the golden-format JSON case is not written yet: it depends on the golden case format)\n";
+            << ".{codes,scales" << (r.kind == RecipeKind::nvfp4 ? ",global" : "") << "}.npy and " << a.output
+            << ".json (golden case)\n";
   return 0;
 }
 
@@ -187,8 +216,11 @@ void add_quantize_command(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("quantize", "Quantize an .npy tensor (f32/f16/bf16) with a recipe: MX, NVFP4, FP8 scaling");
   add_recipe_options(cmd, *a);
   cmd->add_option("input", a->input, "IN.npy");
-  cmd->add_option("-o,--output", a->output, "output prefix: writes PREFIX.codes.npy, PREFIX.scales.npy (and PREFIX.global.npy)");
+  cmd->add_option("-o,--output", a->output, "output prefix: writes PREFIX.codes.npy, PREFIX.scales.npy (and PREFIX.global.npy) and PREFIX.json (a golden case)");
   cmd->add_option("--input-format", a->in_format, "f32, f16 or bf16 (default: from the dtype; <u2 means bf16 codes)");
+  cmd->add_option("--npy-threshold", a->npy_threshold,
+                  "PREFIX.json: arrays with more elements go to .npy files next to it (0: all inline as hex)")
+      ->capture_default_str();
   cmd->callback([&run, a] { run = [a] { return run_quantize(*a); }; });
 
   auto d = std::make_shared<QuantArgs>();

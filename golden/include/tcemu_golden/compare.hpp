@@ -73,6 +73,11 @@ struct CompareReport {
 
 CompareReport compare(const Case& expected, const Array& actual, const CompareOptions& opt = {});
 
+// The expected arrays of a case besides its main one (a quantize case's "scales" and "global";
+// none for the other ops), each as a case whose expected array is that part (no operands),
+// for compare(); read_actual() on a golden ACTUAL file then returns the part of that name.
+std::vector<Case> expected_parts(const Case& c);
+
 // A short decimal rendering of a code ("1.00000012", "-inf", "nan"; hex for raw registers).
 std::string short_value(const ElemType& t, uint64_t code);
 // ulp distance between two codes of a float format or s32 (nullopt: NaN/Inf or raw bits).

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "tcemu/mma.hpp"
@@ -22,7 +24,14 @@ MmaInputs mma_inputs(const Case& c);
 // refuses the problem.
 std::vector<uint64_t> evaluate(const Case& c);
 
-// The same, stored in the layout of the case's expected array.
+// The same, stored in the layout of the case's expected array (quantize: the codes).
 Array evaluate_as_expected(const Case& c);
+
+// Every expected array of the case as the emulator computes it, by name: the one of
+// evaluate_as_expected, and for quantize also "scales" and (NVFP4) "global".
+std::map<std::string, Array> evaluate_all(const Case& c);
+// The names of the case's expected arrays the emulator does not reproduce bit for bit
+// (empty: reproduced). What `tcemu golden check` reports for tcemu-made cases.
+std::vector<std::string> not_reproduced(const Case& c);
 
 }  // namespace tcemu::golden

@@ -1,6 +1,6 @@
 // The golden-vector file format, version 1: JSON (nlohmann/json) holding one or more cases.
 // A case names an operation (an MMA/GEMM instruction of the catalog, a conversion under a
-// convention, or a PTX cvt instruction), its shapes and layouts, its operands, the expected
+// convention, a PTX cvt instruction, or a quantization recipe), its shapes and layouts, its operands, the expected
 // result and where that result came from. Small arrays travel as hex strings inside the JSON;
 // large ones in .npy files next to it. The full description is docs/golden.md; the JSON
 // Schema is golden/schema/golden-v1.schema.json.
@@ -26,6 +26,7 @@
 #include "tcemu/format.hpp"
 #include "tcemu/mma.hpp"
 #include "tcemu/ptx_cvt.hpp"
+#include "tcemu/quant_recipe.hpp"
 
 namespace tcemu::golden {
 
@@ -92,7 +93,7 @@ struct Array {
 Array make_array(const ElemType& t, size_t rows, size_t cols, const std::vector<uint64_t>& codes, bool col_major = false,
                  bool is_vector = false);
 
-enum class OpKind { mma, convert, cvt };
+enum class OpKind { mma, convert, cvt, quantize };
 std::string_view to_string(OpKind k);
 
 struct MmaSpec {
@@ -118,6 +119,13 @@ struct CvtSpec {
   PtxCvt parsed;
 };
 
+// op "quantize": a recipe of quant_recipe.hpp (preset name plus every option, resolved)
+// applied to a rows x cols tensor x (quant_case.hpp builds, evaluates and checks these).
+struct QuantSpec {
+  quant::Recipe recipe;
+  size_t rows = 0, cols = 0;
+};
+
 // Where the expected result came from. source "tcemu": generated (tcemu_version, model,
 // seed, generator settings); source "hardware": measured (gpu, driver, cuda, date).
 struct Provenance {
@@ -131,11 +139,16 @@ struct Case {
   MmaSpec mma;
   ConvertSpec conv;
   CvtSpec cvt;
+  QuantSpec quant;
   // mma: A (M x K), B (K x N), C (M x N), scale_A (M x K/block), scale_B (N x K/block).
   // convert: x (n), rbits (n, b32, Round::rs only). cvt: src (n x registers), rbits (n).
+  // quantize: x (rows x cols, f32/f16/bf16), rbits (b32, stochastic rounding only).
   std::map<std::string, Array> operands;
-  Array expected;  // mma: D (M x N); convert: y (n); cvt: d (n)
+  Array expected;  // mma: D (M x N); convert: y (n); cvt: d (n); quantize: codes (rows x cols)
   std::string expected_name = "D";
+  // Expected arrays besides `expected` (only quantize has any: "scales", and "global" for
+  // NVFP4). Written and read next to `expected` under "expected" in the JSON.
+  std::map<std::string, Array> extra_expected;
   Provenance provenance;
   std::string note;
 };

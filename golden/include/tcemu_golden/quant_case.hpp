@@ -1,0 +1,64 @@
+// Golden cases of op "quantize" (docs/golden.md): a quantization recipe of quant_recipe.hpp
+// applied to a rows x cols tensor x; expected are the element codes, the block scales (UE8M0
+// or E4M3 codes, or f32 scale_inv for the FP8 recipes) and, for NVFP4, the per-tensor scale.
+// Stochastic rounding's random words travel as operand rbits (not regenerated from a seed).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tcemu/quant_recipe.hpp"
+#include "tcemu_golden/generate.hpp"
+#include "tcemu_golden/golden.hpp"
+
+namespace tcemu::golden {
+
+// The arrays a recipe gives a rows x cols tensor.
+struct QuantShapes {
+  ElemType codes, scales;            // element format; ue8m0 / e4m3 / f32
+  size_t scale_rows = 0, scale_cols = 0;
+  size_t rbits_rows = 0, rbits_cols = 0;  // 0 x 0: the recipe takes no random bits
+  bool global = false;               // NVFP4: expected "global" (f32 [1])
+};
+// Throws GoldenError naming the option when the recipe cannot quantize that shape
+// (`where` prefixes the message, e.g. "cases[0].recipe").
+QuantShapes quant_shapes(const quant::Recipe& r, size_t rows, size_t cols, const std::string& where = "recipe");
+
+// The recipe as JSON: {"name", "kind", "mx" | "nvfp4" | "fp8": {every option, resolved}}.
+nlohmann::json recipe_json(const quant::Recipe& r);
+// Back: the preset `name` with the options given (missing ones keep the preset's value).
+// Throws GoldenError naming the field for an unknown recipe, kind or option value.
+quant::Recipe parse_recipe_json(const nlohmann::json& j, const std::string& where);
+
+// x as f32 values (f16 / bf16 codes convert exactly), row-major.
+std::vector<float> quant_input_values(const Array& x);
+
+// A quantize case from a result the caller computed with quant::quantize (the CLI), or ...
+Case quantize_case(const std::string& name, const quant::Recipe& r, const Array& x, const std::vector<uint32_t>& rbits,
+                   const quant::Quantized& q, Provenance provenance);
+// ... computed here. x: f32, f16 or bf16 codes [rows, cols]; rbits as random_words_needed().
+Case make_quantize_case(const std::string& name, const quant::Recipe& r, const Array& x,
+                        const std::vector<uint32_t>& rbits, Provenance provenance);
+
+// The emulator's expected arrays for a quantize case: "codes", "scales" and (NVFP4) "global",
+// in the layout of the case's arrays. Throws GoldenError when the recipe refuses the input.
+std::map<std::string, Array> evaluate_quantize(const Case& c);
+
+// `tcemu golden gen --recipe NAME`: x drawn from a distribution of generate.hpp (as the f32
+// source of an f32 -> e4m3 conversion case with the same seed), random words for stochastic
+// rounding from Philox4x32-10 (seed, philox_offset), the expected arrays by the emulator.
+struct QuantizeGenRequest {
+  quant::Recipe recipe;
+  size_t rows = 4, cols = 64;
+  Dist dist = Dist::normal;
+  double scale = 1.0;
+  uint64_t seed = 1, philox_offset = 0;
+  std::string name;  // "" = quantize_<recipe>_<dist>_s<seed>
+};
+Case generate_quantize(const QuantizeGenRequest& r);
+
+}  // namespace tcemu::golden

@@ -1,0 +1,355 @@
+// Quantize cases (quant_case.hpp): the recipe object of the JSON, the shapes a recipe gives a
+// tensor, and the emulator's result. Spellings are the canonical ones of the quant headers'
+// to_string (scale modes "rceil-sat", axes "row"/"col"/"2d", NVFP4 orders "te-div6", ...).
+#include "tcemu_golden/quant_case.hpp"
+
+#include <bit>
+#include <cstdio>
+#include <stdexcept>
+
+namespace tcemu::golden {
+namespace {
+
+using nlohmann::json;
+using namespace tcemu::quant;
+
+[[noreturn]] void fail(const std::string& where, const std::string& msg) { throw GoldenError(where + ": " + msg); }
+
+std::string kind_name(RecipeKind k) {
+  switch (k) {
+    case RecipeKind::mx: return "mx";
+    case RecipeKind::nvfp4: return "nvfp4";
+    case RecipeKind::fp8_current: return "fp8-current";
+    case RecipeKind::fp8_block: return "fp8-block";
+  }
+  return "?";
+}
+
+std::string amax_nan_name(AmaxNan a) {
+  switch (a) {
+    case AmaxNan::propagate: return "propagate";
+    case AmaxNan::ignore: return "ignore";
+    case AmaxNan::ignore_nonfinite: return "ignore-nonfinite";
+  }
+  return "?";
+}
+
+std::string hex32(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", v);
+  return buf;
+}
+
+// Option readers: each names the field it rejects.
+void only_keys(const json& obj, const std::string& where, std::initializer_list<std::string_view> allowed) {
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    bool ok = false;
+    for (std::string_view a : allowed) ok = ok || it.key() == a;
+    if (!ok) fail(where + "." + it.key(), "unknown field");
+  }
+}
+
+std::string str(const json& obj, const char* key, const std::string& where) {
+  const json& v = obj.at(key);
+  if (!v.is_string()) fail(where + "." + key, "must be a string");
+  return v.get<std::string>();
+}
+
+bool boolean(const json& obj, const char* key, const std::string& where) {
+  const json& v = obj.at(key);
+  if (!v.is_boolean()) fail(where + "." + key, "must be true or false");
+  return v.get<bool>();
+}
+
+int64_t integer(const json& obj, const char* key, const std::string& where, int64_t lo, int64_t hi) {
+  const json& v = obj.at(key);
+  if (!v.is_number_integer()) fail(where + "." + key, "must be an integer");
+  const int64_t i = v.get<int64_t>();
+  if (i < lo || i > hi) fail(where + "." + key, "must be in " + std::to_string(lo) + ".." + std::to_string(hi));
+  return i;
+}
+
+// A value from a fixed list of canonical spellings.
+template <class T>
+T choice(const json& obj, const char* key, const std::string& where, std::initializer_list<std::pair<const char*, T>> opts) {
+  const std::string s = str(obj, key, where);
+  std::string list;
+  for (const auto& [name, v] : opts) {
+    if (s == name) return v;
+    list += (list.empty() ? "" : ", ") + std::string(name);
+  }
+  fail(where + "." + key, "unknown value '" + s + "' (one of " + list + ")");
+}
+
+Fmt fmt_choice(const json& obj, const char* key, const std::string& where, std::initializer_list<Fmt> allowed) {
+  const std::string s = str(obj, key, where);
+  std::string list;
+  for (Fmt f : allowed) {
+    if (s == info(f).name) return f;
+    list += (list.empty() ? "" : ", ") + std::string(info(f).name);
+  }
+  fail(where + "." + key, "unknown value '" + s + "' (one of " + list + ")");
+}
+
+void read_mx(MxOptions& o, const json& j, const std::string& w) {
+  only_keys(j, w, {"elem", "block", "axis", "scale", "round", "amax_nan", "cast", "rceil_log2", "rs_bits"});
+  if (j.contains("elem")) o.elem = fmt_choice(j, "elem", w, {Fmt::e4m3, Fmt::e5m2, Fmt::e3m2, Fmt::e2m3, Fmt::e2m1, Fmt::s8});
+  if (j.contains("block")) o.block = static_cast<size_t>(integer(j, "block", w, 1, int64_t{1} << 20));
+  if (j.contains("axis"))
+    o.axis = choice<BlockAxis>(j, "axis", w, {{"row", BlockAxis::rowwise}, {"col", BlockAxis::columnwise}, {"2d", BlockAxis::tile2d}});
+  if (j.contains("scale"))
+    o.scale = choice<MxScaleMode>(j, "scale", w,
+                                  {{"floor", MxScaleMode::floor}, {"rceil-sat", MxScaleMode::rceil_sat}, {"rceil", MxScaleMode::rceil},
+                                   {"rceil-legacy", MxScaleMode::rceil_legacy}, {"ceil", MxScaleMode::ceil}, {"even", MxScaleMode::even}});
+  if (j.contains("round"))
+    o.round = choice<Round>(j, "round", w, {{"rn", Round::rn}, {"rna", Round::rna}, {"rz", Round::rz}, {"rs", Round::rs}});
+  if (j.contains("amax_nan"))
+    o.amax_nan = choice<AmaxNan>(j, "amax_nan", w,
+                                 {{"propagate", AmaxNan::propagate}, {"ignore", AmaxNan::ignore}, {"ignore-nonfinite", AmaxNan::ignore_nonfinite}});
+  if (j.contains("cast")) o.cast = choice<ElemCast>(j, "cast", w, {{"ptx", ElemCast::ptx}, {"torch", ElemCast::torch}});
+  if (j.contains("rceil_log2"))
+    o.rceil_log2 = choice<RceilLog2>(j, "rceil_log2", w, {{"exact", RceilLog2::exact}, {"f32-log2", RceilLog2::f32_log2}});
+  if (j.contains("rs_bits")) o.rs_bits = static_cast<uint8_t>(integer(j, "rs_bits", w, 0, 32));
+}
+
+void read_nvfp4(Nvfp4Options& o, const json& j, const std::string& w) {
+  only_keys(j, w, {"order", "tile2d", "fast_math", "round", "rs_map", "global_amax", "rht", "rht_signs", "rht_out"});
+  if (j.contains("order"))
+    o.order = choice<Nvfp4Order>(j, "order", w,
+                                 {{"te", Nvfp4Order::te}, {"te-div6", Nvfp4Order::te_div6}, {"torchao", Nvfp4Order::torchao},
+                                  {"torchao-single", Nvfp4Order::torchao_single}});
+  if (j.contains("tile2d")) o.tile2d = boolean(j, "tile2d", w);
+  if (j.contains("fast_math")) o.fast_math = boolean(j, "fast_math", w);
+  if (j.contains("round")) o.round = choice<Round>(j, "round", w, {{"rn", Round::rn}, {"rs", Round::rs}});
+  if (j.contains("rs_map"))
+    o.rs_map = choice<RsBitMap>(j, "rs_map", w, {{"ptx_doc", RsBitMap::ptx_doc}, {"flashinfer_hw", RsBitMap::flashinfer_hw}});
+  if (j.contains("global_amax")) {
+    // f32 bits as "0x" and 8 hex digits: any f32, NaN and Inf included, survives JSON.
+    const std::string s = str(j, "global_amax", w);
+    bool ok = s.size() == 10 && s[0] == '0' && s[1] == 'x';
+    uint32_t v = 0;
+    for (size_t i = 2; ok && i < s.size(); ++i) {
+      const char ch = s[i];
+      const int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+      ok = d >= 0;
+      v = (v << 4) | static_cast<uint32_t>(d < 0 ? 0 : d);
+    }
+    if (!ok) fail(w + ".global_amax", "must be f32 bits as \"0x\" and 8 hex digits, not '" + s + "'");
+    o.global_amax = std::bit_cast<float>(v);
+  }
+  if (j.contains("rht")) o.rht = boolean(j, "rht", w);
+  if (j.contains("rht_signs")) o.rht_signs = static_cast<uint16_t>(integer(j, "rht_signs", w, 0, 0xFFFF));
+  if (j.contains("rht_out")) o.rht_out = choice<RhtOut>(j, "rht_out", w, {{"bf16", RhtOut::bf16}, {"f32", RhtOut::f32}});
+}
+
+}  // namespace
+
+json recipe_json(const Recipe& r) {
+  json j = {{"name", r.name}, {"kind", kind_name(r.kind)}};
+  switch (r.kind) {
+    case RecipeKind::mx: {
+      const MxOptions& o = r.mx;
+      // The two defaults that depend on the scale mode are written resolved (quant.hpp).
+      const AmaxNan nan = o.amax_nan ? *o.amax_nan : (o.scale == MxScaleMode::rceil_sat ? AmaxNan::ignore : AmaxNan::propagate);
+      const ElemCast cast = o.cast ? *o.cast : (o.scale == MxScaleMode::rceil_sat ? ElemCast::ptx : ElemCast::torch);
+      j["mx"] = {{"elem", std::string(info(o.elem).name)},
+                 {"block", o.block},
+                 {"axis", std::string(to_string(o.axis))},
+                 {"scale", std::string(to_string(o.scale))},
+                 {"round", std::string(to_string(o.round))},
+                 {"amax_nan", amax_nan_name(nan)},
+                 {"cast", cast == ElemCast::ptx ? "ptx" : "torch"},
+                 {"rceil_log2", o.rceil_log2 == RceilLog2::exact ? "exact" : "f32-log2"},
+                 {"rs_bits", o.rs_bits}};
+      break;
+    }
+    case RecipeKind::nvfp4: {
+      const Nvfp4Options& o = r.nvfp4;
+      j["nvfp4"] = {{"order", std::string(to_string(o.order))},
+                    {"tile2d", o.tile2d},
+                    {"fast_math", o.fast_math},
+                    {"round", std::string(to_string(o.round))},
+                    {"rs_map", o.rs_map == RsBitMap::ptx_doc ? "ptx_doc" : "flashinfer_hw"},
+                    {"rht", o.rht},
+                    {"rht_signs", o.rht_signs},
+                    {"rht_out", o.rht_out == RhtOut::bf16 ? "bf16" : "f32"}};
+      if (o.global_amax) j["nvfp4"]["global_amax"] = hex32(std::bit_cast<uint32_t>(*o.global_amax));
+      break;
+    }
+    case RecipeKind::fp8_current:
+      j["fp8"] = {{"format", std::string(info(r.fp8).name)}, {"pow2", r.pow2}};
+      break;
+    case RecipeKind::fp8_block:
+      j["fp8"] = {{"format", std::string(info(r.fp8).name)}, {"pow2", r.pow2}, {"tile128", r.tile128}};
+      break;
+  }
+  return j;
+}
+
+Recipe parse_recipe_json(const json& j, const std::string& w) {
+  if (!j.is_object()) fail(w, "must be an object {name, kind, mx | nvfp4 | fp8}");
+  only_keys(j, w, {"name", "kind", "mx", "nvfp4", "fp8"});
+  if (!j.contains("name")) fail(w + ".name", "missing");
+  const std::string name = str(j, "name", w);
+  std::optional<Recipe> found = find_recipe(name);
+  if (!found) {
+    std::string list;
+    for (const RecipePreset& p : recipe_presets()) list += (list.empty() ? "" : ", ") + std::string(p.name);
+    fail(w + ".name", "unknown recipe '" + name + "' (one of " + list + ")");
+  }
+  Recipe r = *found;
+  const std::string kind = kind_name(r.kind);
+  if (j.contains("kind")) {
+    const std::string k = str(j, "kind", w);
+    if (k != "mx" && k != "nvfp4" && k != "fp8-current" && k != "fp8-block")
+      fail(w + ".kind", "unknown value '" + k + "' (one of mx, nvfp4, fp8-current, fp8-block)");
+    if (k != kind) fail(w + ".kind", "is " + k + "; recipe '" + name + "' is " + kind);
+  }
+  const char* sub = r.kind == RecipeKind::mx ? "mx" : r.kind == RecipeKind::nvfp4 ? "nvfp4" : "fp8";
+  for (const char* other : {"mx", "nvfp4", "fp8"})
+    if (std::string_view(other) != sub && j.contains(other))
+      fail(w + "." + other, "does not apply to recipe '" + name + "' (kind " + kind + ": options go in \"" + sub + "\")");
+  if (!j.contains(sub)) return r;
+  const json& o = j[sub];
+  const std::string wo = w + "." + sub;
+  if (!o.is_object()) fail(wo, "must be an object");
+  switch (r.kind) {
+    case RecipeKind::mx: read_mx(r.mx, o, wo); break;
+    case RecipeKind::nvfp4: read_nvfp4(r.nvfp4, o, wo); break;
+    case RecipeKind::fp8_current:
+      only_keys(o, wo, {"format", "pow2"});
+      break;
+    case RecipeKind::fp8_block:
+      only_keys(o, wo, {"format", "pow2", "tile128"});
+      if (o.contains("tile128")) r.tile128 = boolean(o, "tile128", wo);
+      break;
+  }
+  if (r.kind == RecipeKind::fp8_current || r.kind == RecipeKind::fp8_block) {
+    if (o.contains("format")) r.fp8 = fmt_choice(o, "format", wo, {Fmt::e4m3, Fmt::e5m2});
+    if (o.contains("pow2")) r.pow2 = boolean(o, "pow2", wo);
+  }
+  return r;
+}
+
+QuantShapes quant_shapes(const Recipe& r, size_t rows, size_t cols, const std::string& w) {
+  QuantShapes s;
+  BlockGrid g;
+  switch (r.kind) {
+    case RecipeKind::mx:
+      s.codes = elem_type(r.mx.elem);
+      s.scales = elem_type(Fmt::ue8m0);
+      g = make_grid(rows, cols, r.mx.axis, r.mx.block);
+      if (r.mx.round == Round::rs) s.rbits_rows = rows, s.rbits_cols = cols;
+      break;
+    case RecipeKind::nvfp4: {
+      const Nvfp4Options& o = r.nvfp4;
+      s.codes = elem_type(Fmt::e2m1);
+      s.scales = elem_type(Fmt::e4m3);
+      s.global = true;
+      g = make_grid(rows, cols, o.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);
+      if (o.rht && cols % 16 != 0)
+        fail(w + ".nvfp4.rht", "the 16-point Hadamard transform needs a multiple of 16 columns, x has " + std::to_string(cols));
+      if (o.round == Round::rs) {
+        if (o.order != Nvfp4Order::te && o.order != Nvfp4Order::te_div6)
+          fail(w + ".nvfp4.round", "stochastic rounding is modelled for TE's orders only (te, te-div6)");
+        if (cols % 4 != 0)
+          fail(w + ".nvfp4.round", "stochastic rounding packs 4 elements: x needs a multiple of 4 columns, has " + std::to_string(cols));
+        s.rbits_rows = rows;
+        s.rbits_cols = cols / 4;
+      }
+      break;
+    }
+    case RecipeKind::fp8_current:
+      s.codes = elem_type(r.fp8);
+      s.scales = elem_type(Fmt::f32);
+      g = make_grid(1, 1, BlockAxis::rowwise, 1);
+      break;
+    case RecipeKind::fp8_block:
+      s.codes = elem_type(r.fp8);
+      s.scales = elem_type(Fmt::f32);
+      g = make_grid(rows, cols, r.tile128 ? BlockAxis::tile2d : BlockAxis::rowwise, 128);
+      break;
+  }
+  s.scale_rows = g.scale_rows();
+  s.scale_cols = g.scale_cols();
+  return s;
+}
+
+std::vector<float> quant_input_values(const Array& x) {
+  const std::vector<uint64_t> codes = x.logical();
+  std::vector<float> v(codes.size());
+  for (size_t i = 0; i < codes.size(); ++i) v[i] = code_to_f32(*x.type.fmt, codes[i]);
+  return v;
+}
+
+Case quantize_case(const std::string& name, const Recipe& r, const Array& x, const std::vector<uint32_t>& rbits,
+                   const Quantized& q, Provenance provenance) {
+  const QuantShapes s = quant_shapes(r, x.rows, x.cols);
+  Case c;
+  c.name = name;
+  c.op = OpKind::quantize;
+  c.quant.recipe = r;
+  c.quant.rows = x.rows;
+  c.quant.cols = x.cols;
+  c.operands["x"] = x;
+  if (s.rbits_rows) {
+    if (rbits.size() != s.rbits_rows * s.rbits_cols)
+      throw GoldenError("case " + name + ": " + std::to_string(rbits.size()) + " random words, the recipe needs " +
+                        std::to_string(s.rbits_rows * s.rbits_cols));
+    c.operands["rbits"] = make_array(bits_type(32), s.rbits_rows, s.rbits_cols, {rbits.begin(), rbits.end()});
+  }
+  c.expected = make_array(s.codes, x.rows, x.cols, {q.codes.begin(), q.codes.end()});
+  c.expected_name = "codes";
+  std::vector<uint64_t> sc;
+  if (s.scales.name == "f32")
+    for (float f : q.scale_f32) sc.push_back(std::bit_cast<uint32_t>(f));
+  else
+    sc.assign(q.scale_codes.begin(), q.scale_codes.end());
+  c.extra_expected["scales"] = make_array(s.scales, s.scale_rows, s.scale_cols, sc);
+  if (s.global)
+    c.extra_expected["global"] = make_array(elem_type(Fmt::f32), 1, 1, {std::bit_cast<uint32_t>(q.global_scale)}, false, true);
+  c.provenance = std::move(provenance);
+  return c;
+}
+
+namespace {
+Quantized run_recipe(const Recipe& r, const Array& x, const std::vector<uint32_t>& rbits, const std::string& name) {
+  const std::vector<float> v = quant_input_values(x);
+  try {
+    return quantize(r, v, x.rows, x.cols, rbits);
+  } catch (const std::invalid_argument& e) {
+    throw GoldenError("case " + name + ": recipe '" + r.name + "' refuses the input: " + e.what());
+  }
+}
+}  // namespace
+
+Case make_quantize_case(const std::string& name, const Recipe& r, const Array& x, const std::vector<uint32_t>& rbits,
+                        Provenance provenance) {
+  return quantize_case(name, r, x, rbits, run_recipe(r, x, rbits, name), std::move(provenance));
+}
+
+std::map<std::string, Array> evaluate_quantize(const Case& c) {
+  const Array& x = c.operands.at("x");
+  std::vector<uint32_t> rbits;
+  if (auto it = c.operands.find("rbits"); it != c.operands.end())
+    for (uint64_t w : it->second.logical()) rbits.push_back(static_cast<uint32_t>(w));
+  const Case fresh = quantize_case(c.name, c.quant.recipe, x, rbits, run_recipe(c.quant.recipe, x, rbits, c.name), {});
+  // In the layouts of the case's own arrays (a hand-written case may store them column-major).
+  std::map<std::string, Array> out;
+  auto like = [](const Array& layout, const Array& values) {
+    if (layout.rows != values.rows || layout.cols != values.cols || !(layout.type == values.type)) return values;
+    Array a = layout;
+    a.npy.clear();
+    for (size_t r = 0; r < a.rows; ++r)
+      for (size_t k = 0; k < a.cols; ++k) a.set(r, k, values.at(r, k));
+    return a;
+  };
+  out["codes"] = like(c.expected, fresh.expected);
+  for (const auto& [name, a] : fresh.extra_expected) {
+    auto it = c.extra_expected.find(name);
+    out[name] = it == c.extra_expected.end() ? a : like(it->second, a);
+  }
+  return out;
+}
+
+}  // namespace tcemu::golden

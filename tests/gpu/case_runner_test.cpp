@@ -1,0 +1,329 @@
+// tcemu-gpu's golden-case runner on the host: which cases it runs where, and that operands go
+// into registers and come back out consistently. A stand-in backend replaces the GPU: it
+// decodes the packed registers back into matrices with the PTX ISA's layout tables written
+// out independently below (not fragment_layout.hpp), computes D exactly (small integers) and
+// packs D the same way, so a packing error on either side shows as a wrong D.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "case_runner.hpp"
+#include "tcemu/catalog.hpp"
+#include "tcemu/format.hpp"
+#include "tcemu_golden/evaluate.hpp"
+#include "tcemu_golden/generate.hpp"
+#include "fragment_layout.hpp"
+#include "probe.hpp"
+#include "tcemu/mma.hpp"
+
+using namespace tcemu_gpu;
+namespace tg = tcemu::golden;
+
+namespace {
+
+DeviceInfo device(int major, int minor) {
+  DeviceInfo d;
+  d.present = true;
+  d.name = "test";
+  d.cc_major = major;
+  d.cc_minor = minor;
+  return d;
+}
+
+tg::Case mma_case(const std::string& arch, const std::string& ptx, int M = 0, int N = 0, int K = 0) {
+  tg::MmaGenRequest r;
+  r.arch = arch;
+  r.ptx = ptx;
+  r.M = M, r.N = N, r.K = K;
+  r.dist_a = r.dist_b = r.dist_c = tg::Dist::normal;
+  return tg::generate_mma(r);
+}
+
+TEST(CaseRunner, DecidesWhatRunsWhere) {
+  const tg::Case hopper = mma_case("sm_90a", "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16");
+  EXPECT_EQ(why_not_runnable(hopper, device(9, 0)), "");
+  EXPECT_NE(why_not_runnable(hopper, device(12, 0)).find("the case models sm_90a"), std::string::npos);
+  const tg::Case wide = mma_case("sm_90a", "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16");
+  EXPECT_NE(why_not_runnable(wide, device(9, 0)).find("N = 8 and 256"), std::string::npos);
+  const tg::Case sync = mma_case("sm_90a", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32");
+  EXPECT_EQ(why_not_runnable(sync, device(9, 0)), "");
+  EXPECT_NE(why_not_runnable(sync, device(12, 0)).find("the case models sm_90"), std::string::npos);
+  const tg::Case blackwell = mma_case("sm_120", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32");
+  EXPECT_EQ(why_not_runnable(blackwell, device(12, 0)), "");
+  tg::MmaGenRequest t;
+  t.arch = "sm_100a";
+  t.ptx = "tcgen05.mma.cta_group::1.kind::f16";
+  t.atype = t.btype = tcemu::Fmt::f16;
+  t.dtype = tcemu::AccType::f32;
+  EXPECT_NE(why_not_runnable(tg::generate_mma(t), device(10, 0)).find("tcgen05"), std::string::npos);
+  tg::CvtGenRequest cv;
+  cv.ptx = "cvt.rn.satfinite.e4m3x2.f32";
+  EXPECT_EQ(why_not_runnable(tg::generate_cvt(cv), device(9, 0)), "");
+  cv.ptx = "cvt.rs.satfinite.e2m1x4.f32";
+  EXPECT_NE(why_not_runnable(tg::generate_cvt(cv), device(9, 0)), "");
+  tg::ConvertGenRequest co;
+  EXPECT_NE(why_not_runnable(tg::generate_convert(co), device(9, 0)).find("convention"), std::string::npos);
+}
+
+// Independent transcription of the m16n8k* layouts (PTX ISA 9.7.14.5.7-11) for the stand-in:
+// A element (row, col) -> (lane, index), by searching the formula over lanes and indices.
+struct Ref {
+  int K, bits;  // A/B element bits
+  // a_i of lane: row g + 8*h, col as in the tables; returned as (row, col).
+  std::pair<int, int> a(int lane, int i) const {
+    const int g = lane / 4, t = lane % 4;
+    if (bits == 16 && K == 16) return {g + 8 * ((i / 2) % 2), 2 * t + i % 2 + 8 * (i / 4)};
+    if (bits == 8 && K == 32) return {g + 8 * ((i / 4) % 2), 4 * t + i % 4 + 16 * (i / 8)};
+    if (bits == 32 && K == 8) return {g + 8 * (i % 2), t + 4 * (i / 2)};
+    return {-1, -1};
+  }
+  std::pair<int, int> b(int lane, int i) const {
+    const int g = lane / 4, t = lane % 4;
+    if (bits == 16 && K == 16) return {2 * t + i % 2 + 8 * (i / 2), g};
+    if (bits == 8 && K == 32) return {4 * t + i % 4 + 16 * (i / 4), g};
+    if (bits == 32 && K == 8) return {t + 4 * i, g};
+    return {-1, -1};
+  }
+};
+
+double small_value(tcemu::Fmt f, uint64_t code) {
+  const tcemu::Decoded d = tcemu::decode(f, code);
+  return (d.sign ? -1.0 : 1.0) * std::ldexp(static_cast<double>(d.sig), d.exp);
+}
+
+// Runs small-integer cases through run_case with the stand-in and checks D = A*B + C exactly.
+void check_instruction(const std::string& ptx, tcemu::Fmt fa, tcemu::Fmt fc, int K, int bits) {
+  const InstrInfo* in = find_instr(ptx);
+  ASSERT_NE(in, nullptr) << ptx;
+  const Ref ref{K, bits};
+  const int M = 32, N = 16;  // 2 x 2 tiles
+  tg::Case c;
+  c.name = "t";
+  c.op = tg::OpKind::mma;
+  const tcemu::InstrLookup lk = tcemu::find_instruction("sm_90a", ptx);
+  ASSERT_NE(lk.entry, nullptr) << lk.error;
+  c.mma.arch = "sm_90a", c.mma.ptx = ptx, c.mma.entry = lk.entry;
+  c.mma.M = M, c.mma.N = N, c.mma.K = 2 * K, c.mma.tile_m = 16, c.mma.tile_n = 8;
+  std::vector<uint64_t> A(M * 2 * K), B(2 * K * N), C(M * N);
+  auto code = [](tcemu::Fmt f, int v) { return *tcemu::encode_exact(f, v < 0, static_cast<uint64_t>(std::abs(v)), 0); };
+  for (size_t i = 0; i < A.size(); ++i) A[i] = code(fa, static_cast<int>((i * 5) % 7) - 3);
+  for (size_t i = 0; i < B.size(); ++i) B[i] = code(fa, static_cast<int>((i * 5 + 1) % 5) - 2);
+  for (size_t i = 0; i < C.size(); ++i) C[i] = code(fc, static_cast<int>(i % 17) - 8);
+  c.operands["A"] = tg::make_array(tg::elem_type(fa), M, 2 * K, A);
+  c.operands["B"] = tg::make_array(tg::elem_type(fa), 2 * K, N, B);
+  c.operands["C"] = tg::make_array(tg::elem_type(fc), M, N, C);
+  c.expected = tg::make_array(tg::elem_type(fc), M, N, C);
+  const int cb = tcemu::info(fc).width;
+  Backend be;
+  be.mma_sync = [&](const InstrInfo& info, int tiles, const std::vector<uint32_t>& a, const std::vector<uint32_t>& b,
+                    const std::vector<uint32_t>& cc, const std::vector<uint32_t>&, const std::vector<uint32_t>&,
+                    std::vector<uint32_t>& d) -> std::string {
+    d.assign(static_cast<size_t>(tiles) * 256, 0);
+    const int per = 32 / bits;
+    for (int t = 0; t < tiles; ++t) {
+      double Am[16][32] = {}, Bm[32][8] = {}, Cm[16][8] = {};
+      for (int lane = 0; lane < 32; ++lane) {
+        const size_t l = static_cast<size_t>(t) * 32 + lane;
+        for (int i = 0; i < info.regs_a * per; ++i) {
+          const auto [r, k] = ref.a(lane, i);
+          Am[r][k] = small_value(fa, (a[l * 4 + i / per] >> (bits * (i % per))) & ((1ull << bits) - 1));
+        }
+        for (int i = 0; i < info.regs_b * per; ++i) {
+          const auto [k, n] = ref.b(lane, i);
+          Bm[k][n] = small_value(fa, (b[l * 4 + i / per] >> (bits * (i % per))) & ((1ull << bits) - 1));
+        }
+        for (int i = 0; i < 4; ++i) {  // C: row g + 8*(i/2), col 2t + i%2
+          const int g = lane / 4, tt = lane % 4;
+          Cm[g + 8 * (i / 2)][2 * tt + i % 2] = small_value(fc, (cc[l * 8 + i * cb / 32] >> ((i * cb) % 32)) & ((1ull << cb) - 1));
+        }
+      }
+      for (int lane = 0; lane < 32; ++lane)
+        for (int i = 0; i < 4; ++i) {
+          const int g = lane / 4, tt = lane % 4, m = g + 8 * (i / 2), n = 2 * tt + i % 2;
+          double s = Cm[m][n];
+          for (int k = 0; k < K; ++k) s += Am[m][k] * Bm[k][n];
+          const uint64_t v = *tcemu::encode_exact(fc, s < 0, static_cast<uint64_t>(std::abs(s)), 0);
+          d[(static_cast<size_t>(t) * 32 + lane) * 8 + i * cb / 32] |= static_cast<uint32_t>(v << ((i * cb) % 32));
+        }
+    }
+    return "";
+  };
+  std::string err;
+  const auto hw = run_case(c, err, be);
+  ASSERT_TRUE(hw.has_value()) << err;
+  const std::vector<uint64_t> want = tg::evaluate(c);  // exact: small integers
+  EXPECT_EQ(hw->logical(), want) << ptx;
+}
+
+TEST(CaseRunner, PacksMmaSyncOperandsLikeTheIsaTables) {
+  check_instruction("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", tcemu::Fmt::f16, tcemu::Fmt::f32, 16, 16);
+  check_instruction("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", tcemu::Fmt::f16, tcemu::Fmt::f16, 16, 16);
+  check_instruction("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", tcemu::Fmt::e4m3, tcemu::Fmt::f32, 32, 8);
+  check_instruction("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", tcemu::Fmt::tf32, tcemu::Fmt::f32, 8, 32);
+}
+
+// wgmma: a stand-in that copies C to D: the accumulator registers round-trip, and the
+// shared-memory images have the documented sizes.
+TEST(CaseRunner, WgmmaAccumulatorRoundTrip) {
+  for (const char* ptx : {"wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16", "wgmma.mma_async.sync.aligned.m64n256k16.f16.f16.f16"}) {
+    const tg::Case c = mma_case("sm_90a", ptx);
+    Backend be;
+    be.wgmma = [](const InstrInfo& in, int tiles, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,
+                  const std::vector<uint32_t>& cc, bool, std::vector<uint32_t>& d) -> std::string {
+      if (a.size() != static_cast<size_t>(tiles) * 2048 || b.size() != static_cast<size_t>(tiles) * in.n * 32) return "image sizes";
+      d = cc;
+      return "";
+    };
+    std::string err;
+    const auto hw = run_case(c, err, be);
+    ASSERT_TRUE(hw.has_value()) << err;
+    EXPECT_EQ(hw->logical(), c.operands.at("C").logical()) << ptx;
+  }
+}
+
+TEST(CaseRunner, HardwareProvenanceIsAcceptedByTheReader) {
+  DeviceInfo d = device(9, 0);
+  d.name = "NVIDIA H200";
+  d.driver = "580.0";
+  d.runtime = "13.0";
+  tg::GoldenFile f;
+  tg::Case c = mma_case("sm_90a", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32");
+  c.provenance.source = "hardware";
+  c.provenance.fields = hardware_provenance(d, "test");
+  f.cases.push_back(c);
+  const std::string path = testing::TempDir() + "/hw_prov.json";
+  tg::write_golden(path, f);
+  const tg::GoldenFile back = tg::read_golden(path);
+  ASSERT_EQ(back.cases.size(), 1u);
+  EXPECT_EQ(back.cases[0].provenance.source, "hardware");
+  EXPECT_EQ(back.cases[0].provenance.fields.at("gpu"), "NVIDIA H200");
+}
+
+}  // namespace
+
+namespace {
+
+// A stand-in device that unpacks the registers / shared-memory images with fragment_layout.hpp,
+// runs the emulator on the tile and packs D back: it checks the plumbing around the layouts
+// (diagonal probe batching, scales, containers, K steps), not the layouts themselves (those
+// are tested against the ISA's tables in fragment_layout_test.cpp).
+Backend emulating_backend(const tcemu::InstrEntry& e) {
+  namespace tl = tcemu_gpu::layout;
+  Backend be;
+  auto mask = [](int bits) { return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; };
+  auto tile_d = [&e](const InstrInfo& in, const std::vector<uint64_t>& A, const std::vector<uint64_t>& B,
+                     const std::vector<uint64_t>& C, const std::vector<uint64_t>& sa, const std::vector<uint64_t>& sb) {
+    tcemu::MmaProblem p;
+    p.M = in.m, p.N = in.n, p.K = in.k;
+    p.atype = e.atype, p.btype = e.btype;
+    p.A = A, p.B = B, p.C = C;
+    if (e.scale_type) {
+      p.scale_type = e.scale_type;
+      p.scale_block = e.scale_block;
+      p.sa = sa, p.sb = sb;
+    }
+    tcemu::MmaResult r = tcemu::mma(e, p);
+    if (!r.error.empty()) throw std::runtime_error(r.error);
+    return r.D;
+  };
+  be.mma_sync = [=](const InstrInfo& in, int tiles, const std::vector<uint32_t>& a, const std::vector<uint32_t>& b,
+                    const std::vector<uint32_t>& c, const std::vector<uint32_t>& sa, const std::vector<uint32_t>& sb,
+                    std::vector<uint32_t>& d) -> std::string {
+    const tl::MmaSyncShape sh{in.m, in.n, in.k, in.ab_bits, in.c_bits};
+    const int nb = in.scale_vec;
+    d.assign(static_cast<size_t>(tiles) * 256, 0);
+    for (int t = 0; t < tiles; ++t) {
+      std::vector<uint64_t> A(in.m * in.k), B(in.k * in.n), C(in.m * in.n), SA(in.m * nb), SB(in.n * nb);
+      for (int lane = 0; lane < 32; ++lane) {
+        const size_t l = static_cast<size_t>(t) * 32 + lane;
+        for (int i = 0; i < tl::mma_elems_per_lane(sh, tl::Operand::A); ++i) {
+          const tl::Coord co = tl::mma_sync_coord(sh, tl::Operand::A, lane, i);
+          const uint32_t v = (a[l * 4 + tl::elem_reg(sh, tl::Operand::A, i)] >> tl::elem_shift(sh, tl::Operand::A, i)) & mask(in.ab_bits);
+          A[co.row * in.k + co.col] = in.ab_bits == 8 && in.a_code < 8 ? tl::f8f6f4_code(v, in.a_code) : v;
+        }
+        for (int i = 0; i < tl::mma_elems_per_lane(sh, tl::Operand::B); ++i) {
+          const tl::Coord co = tl::mma_sync_coord(sh, tl::Operand::B, lane, i);
+          const uint32_t v = (b[l * 4 + tl::elem_reg(sh, tl::Operand::B, i)] >> tl::elem_shift(sh, tl::Operand::B, i)) & mask(in.ab_bits);
+          B[co.row * in.n + co.col] = in.ab_bits == 8 && in.b_code < 8 ? tl::f8f6f4_code(v, in.b_code) : v;
+        }
+        for (int i = 0; i < tl::mma_elems_per_lane(sh, tl::Operand::C); ++i) {
+          const tl::Coord co = tl::mma_sync_coord(sh, tl::Operand::C, lane, i);
+          C[co.row * in.n + co.col] = (c[l * 8 + tl::elem_reg(sh, tl::Operand::C, i)] >> tl::elem_shift(sh, tl::Operand::C, i)) & mask(in.c_bits);
+        }
+      }
+      for (int j = 0; j < nb; ++j) {
+        for (int r = 0; r < in.m; ++r) {
+          const tl::ScaleSlot s = tl::mma_scale_a_slot(r, j, 0, 0);
+          SA[r * nb + j] = (sa[t * 32 + s.lane] >> (8 * s.byte)) & 0xff;
+        }
+        for (int n = 0; n < in.n; ++n) {
+          const tl::ScaleSlot s = tl::mma_scale_b_slot(n, j, 0, 0);
+          SB[n * nb + j] = (sb[t * 32 + s.lane] >> (8 * s.byte)) & 0xff;
+        }
+      }
+      const std::vector<uint64_t> D = tile_d(in, A, B, C, SA, SB);
+      for (int lane = 0; lane < 32; ++lane)
+        for (int i = 0; i < tl::mma_elems_per_lane(sh, tl::Operand::C); ++i) {
+          const tl::Coord co = tl::mma_sync_coord(sh, tl::Operand::C, lane, i);
+          d[(static_cast<size_t>(t) * 32 + lane) * 8 + tl::elem_reg(sh, tl::Operand::C, i)] |=
+              static_cast<uint32_t>(D[co.row * in.n + co.col]) << tl::elem_shift(sh, tl::Operand::C, i);
+        }
+    }
+    return "";
+  };
+  be.wgmma = [=](const InstrInfo& in, int tiles, const std::vector<uint8_t>& ai, const std::vector<uint8_t>& bi,
+                 const std::vector<uint32_t>& c, bool scale_d, std::vector<uint32_t>& d) -> std::string {
+    const int bytes = in.ab_bits / 8, rc = in.regs_c;
+    d.assign(c.size(), 0);
+    for (int t = 0; t < tiles; ++t) {
+      std::vector<uint64_t> A(in.m * in.k), B(in.k * in.n), C(in.m * in.n);
+      auto get = [&](const uint8_t* img, int row, int k) {
+        uint64_t v = 0;
+        const uint32_t off = tl::kmajor_offset(row, k, in.ab_bits, 128, 256);
+        for (int i = 0; i < bytes; ++i) v |= uint64_t{img[off + i]} << (8 * i);
+        return v;
+      };
+      for (int r = 0; r < in.m; ++r)
+        for (int k = 0; k < in.k; ++k) A[r * in.k + k] = get(&ai[static_cast<size_t>(t) * 2048], r, k);
+      for (int n = 0; n < in.n; ++n)
+        for (int k = 0; k < in.k; ++k) B[k * in.n + n] = get(&bi[static_cast<size_t>(t) * in.n * 32], n, k);
+      for (int th = 0; th < 128; ++th)
+        for (int i = 0; i < tl::wgmma_c_elems_per_thread(in.n); ++i) {
+          const tl::Coord co = tl::wgmma_c_coord(th, i);
+          const int bit = i * in.c_bits;
+          C[co.row * in.n + co.col] = scale_d ? (c[(static_cast<size_t>(t) * 128 + th) * rc + bit / 32] >> (bit % 32)) & mask(in.c_bits) : 0;
+        }
+      const std::vector<uint64_t> D = tile_d(in, A, B, C, {}, {});
+      for (int th = 0; th < 128; ++th)
+        for (int i = 0; i < tl::wgmma_c_elems_per_thread(in.n); ++i) {
+          const tl::Coord co = tl::wgmma_c_coord(th, i);
+          const int bit = i * in.c_bits;
+          d[(static_cast<size_t>(t) * 128 + th) * rc + bit / 32] |= static_cast<uint32_t>(D[co.row * in.n + co.col]) << (bit % 32);
+        }
+    }
+    return "";
+  };
+  return be;
+}
+
+// Every instruction tcemu-gpu builds: the probes through the GPU code path (diagonal batches
+// of dot products, golden cases, operand placement) on the emulating stand-in infer the same
+// parameters as the probes through the emulator directly.
+TEST(CaseRunner, ProbesThroughTheGpuPathMatchTheEmulator) {
+  int n = 0;
+  for (const InstrInfo& in : instructions()) {
+    if (in.wgmma && in.n == 256) continue;  // same code as N = 8; the emulator makes it slow here
+    const std::string arch = in.arch_mask & 1 ? "sm_90a" : in.arch_mask & 2 ? "sm_100a" : "sm_120a";
+    const tcemu::InstrLookup lk = tcemu::find_instruction(arch, in.ptx);
+    ASSERT_NE(lk.entry, nullptr) << in.ptx << ": " << lk.error;
+    const tcemu::InstrEntry& e = *lk.entry;
+    const ProbeResult direct = probe_instruction(e, emulator_runner(e));
+    const ProbeResult viagpu = probe_instruction(e, gpu_dot_runner(e, in, emulating_backend(e)));
+    EXPECT_EQ(probe_json(viagpu, e).dump(), probe_json(direct, e).dump()) << in.ptx;
+    EXPECT_TRUE(viagpu.differences.empty()) << probe_text(viagpu, e);
+    ++n;
+  }
+  EXPECT_GT(n, 100);
+}
+
+}  // namespace

@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# Cross-validation of the emulator on the present GPU, in one run (docs/gpu.md). From the
+# repository root:
+#
+#   tools/gpu/crossval.sh [--out DIR] [--commit-dir DIR] [--dry-run] [--arch sm_90a]
+#
+# Builds tcemu-gpu and cvt_check with nvcc and g++ directly (no CMake, no packages: only the
+# CUDA toolkit, a C++20 g++ and the header-only nlohmann/json, see JSON_INCLUDE), then on the
+# GPU, printing its progress with timestamps:
+#   1. the committed golden sets (golden/sets/*.json): every case the GPU runs, compared bit
+#      for bit with the emulator's expected results;
+#   2. RANDOM_TILES (default 100000) random instruction tiles per supported instruction,
+#      spread over all distributions (wgmma: as many dot products, in fewer, larger tiles);
+#   3. the directed probes of NUMERICS.md §5 (tcemu-gpu probe): measured L, F, rounding,
+#      e_zero, C entry, subnormals and specials next to the catalog's values;
+#   4. every PTX cvt variant (cvt_check: exhaustive for sources of 16 bits or less, f32 sweeps
+#      sampled within CVT_BUDGET seconds).
+# Writes OUT/crossval.md and OUT/crossval.json (the report), and copies the measured golden
+# set of step 1 (hardware provenance: GPU, driver, CUDA, date), the probe results and the
+# reports to COMMIT_DIR (default golden/hw/<gpu>/, e.g. golden/hw/h200/). The random cases are
+# too large to commit: their outcome is in the report (KEEP_RANDOM=1 keeps them in OUT).
+# Budget: under 8 minutes on an H200 (build ~1.5 min on 16 cores, committed sets ~10 s, random
+# ~3 min, probes ~30 s, cvt_check CVT_BUDGET = 120 s).
+#
+# --dry-run needs no GPU and no nvcc: builds tcemu-gpu's host side with g++ (the device part
+# replaced by gpu_backend_stub.cpp), then prints the plan: which committed cases would run on
+# ARCH (default sm_90a) and which would be skipped and why, the instructions the random step
+# covers, and the probes (run on the emulator, which must agree with its own catalog).
+#
+# Environment: NVCC, CXX, JSON_INCLUDE (folder holding nlohmann/json.hpp; default: the first of
+# /usr/include, /usr/local/include, third_party/include, build-deps/include that has it),
+# RANDOM_TILES, CVT_BUDGET, JOBS (parallel compiles, default nproc), KEEP_RANDOM.
+# Exit status: 0 all matched; 1 a difference or a failed step; 2 bad usage or build failure;
+# 77 no usable GPU.
+set -u
+OUT=crossval-out
+COMMIT_DIR=
+DRY=0
+ARCH=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) OUT=$2; shift 2 ;;
+    --commit-dir) COMMIT_DIR=$2; shift 2 ;;
+    --dry-run) DRY=1; shift ;;
+    --arch) ARCH=$2; shift 2 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    *) echo "crossval.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[ -d tools/gpu ] && [ -d golden/sets ] || { echo "crossval.sh: run it from the repository root" >&2; exit 2; }
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+T0=$(date +%s)
+stamp() { echo "=== [$(( $(date +%s) - T0 )) s] $*"; }
+CXX=${CXX:-g++}
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+JOBS=${JOBS:-$(nproc)}
+RANDOM_TILES=${RANDOM_TILES:-100000}
+CVT_BUDGET=${CVT_BUDGET:-120}
+if [ -z "${JSON_INCLUDE:-}" ]; then
+  for d in /usr/include /usr/local/include third_party/include build-deps/include; do
+    [ -f "$d/nlohmann/json.hpp" ] && { JSON_INCLUDE=$d; break; }
+  done
+fi
+[ -n "${JSON_INCLUDE:-}" ] && [ -f "$JSON_INCLUDE/nlohmann/json.hpp" ] || {
+  echo "crossval.sh: nlohmann/json.hpp not found: set JSON_INCLUDE to a folder holding nlohmann/json.hpp" >&2
+  echo "  (it is header-only: copy /usr/include/nlohmann from a machine that has it into build-deps/include/)" >&2
+  exit 2
+}
+# The committed golden sets (index.json describes them and is not one).
+SETS=$(ls golden/sets/*.json | grep -v '/index\.json$')
+BUILD=$(mktemp -d /tmp/tcemu-crossval.XXXXXX)
+INC="-Iemulator/include -Igolden/include -Itools/gpu -I$JSON_INCLUDE"
+LOG="$OUT/build.log"
+: > "$LOG"
+
+# Compiles the host sources (emulator, golden, tcemu-gpu host side) in parallel.
+build_host() {
+  local srcs=(emulator/src/*.cpp golden/src/*.cpp tools/gpu/case_runner.cpp tools/gpu/probe.cpp
+              tools/gpu/instr_table.cpp tools/gpu/tcemu_gpu_main.cpp "$@")
+  mkdir -p "$BUILD/obj"
+  printf '%s\n' "${srcs[@]}" | xargs -P "$JOBS" -I{} sh -c \
+    'o='"$BUILD"'/obj/$(echo {} | tr / _).o; '"$CXX"' -std=c++20 -O2 '"$INC"' -c {} -o $o >>'"$LOG"' 2>&1 || { echo "FAILED {}" >>'"$LOG"'; exit 255; }'
+}
+
+if [ "$DRY" = 1 ]; then
+  ARCH=${ARCH:-sm_90a}
+  stamp "dry run (no GPU): host build with the stub backend, then the plan for $ARCH"
+  build_host tools/gpu/gpu_backend_stub.cpp || { tail -30 "$LOG"; exit 2; }
+  "$CXX" "$BUILD"/obj/*.o -o "$BUILD/tcemu-gpu" -pthread >>"$LOG" 2>&1 || { tail -30 "$LOG"; exit 2; }
+  stamp "built $BUILD/tcemu-gpu"
+  "$BUILD/tcemu-gpu" info
+  stamp "1. committed golden sets: what would run on $ARCH"
+  "$BUILD/tcemu-gpu" list $SETS > "$OUT/plan_committed.tsv"
+  total=$(wc -l < "$OUT/plan_committed.tsv")
+  runs=$(grep -c "runs on.*$ARCH" "$OUT/plan_committed.tsv")
+  echo "$runs of $total committed cases run on $ARCH; skipped (reasons, counted):"
+  grep -v "runs on.*$ARCH" "$OUT/plan_committed.tsv" | cut -f3 | sed 's/runs on .*/runs on other archs only/' | sort | uniq -c | sort -rn
+  stamp "2. random: $RANDOM_TILES tiles per instruction, instructions built for $ARCH:"
+  "$BUILD/tcemu-gpu" list | grep -c "$ARCH"
+  stamp "3. probes, run on the emulator for $ARCH (the inference must agree with the catalog)"
+  "$BUILD/tcemu-gpu" probe --emulator "$ARCH" --json "$OUT/probes_emulator.json" > "$OUT/probes_emulator.txt"
+  rc=$?
+  tail -1 "$OUT/probes_emulator.txt"
+  stamp "4. cvt_check: $(grep -c '^  X(' tools/gpu/cvt_variants.cuh) variants, budget $CVT_BUDGET s (needs the GPU; not run)"
+  stamp "dry run done (plan in $OUT)"
+  rm -rf "$BUILD"
+  exit $rc
+fi
+
+run_all() {
+stamp "crossval start $(date -u +%FT%TZ) in $(pwd)"
+nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | tee "$OUT/gpu.txt" || { echo "no GPU (nvidia-smi)"; return 77; }
+GPU_NAME=$(head -1 "$OUT/gpu.txt" | cut -d, -f1 | sed 's/^ *//;s/ *$//')
+CC=$(head -1 "$OUT/gpu.txt" | cut -d, -f3 | tr -d ' ')
+case "$CC" in
+  9.0) ARCH=sm_90a; GEN=compute_90a ;;
+  10.*) ARCH=sm_100a; GEN=compute_100a ;;
+  12.*) ARCH=sm_120a; GEN=compute_120a ;;
+  *) echo "compute capability $CC: tcemu-gpu is built for 9.0, 10.x, 12.x only"; return 77 ;;
+esac
+SLUG=$(echo "$GPU_NAME" | tr 'A-Z' 'a-z' | sed 's/nvidia //; s/[^a-z0-9]\+/-/g; s/^-//; s/-$//')
+case "$SLUG" in *h200*) SLUG=h200 ;; *h100*) SLUG=h100 ;; *b200*) SLUG=b200 ;; esac
+COMMIT_DIR=${COMMIT_DIR:-golden/hw/$SLUG}
+"$NVCC" --version | tail -2
+stamp "GPU $GPU_NAME ($ARCH); output $OUT; measured sets to $COMMIT_DIR"
+
+stamp "build: host sources (g++ -j$JOBS), mma_device.cu and cvt_check.cu (nvcc, $ARCH) in parallel"
+( "$NVCC" -std=c++20 -O2 -gencode=arch=$GEN,code=${ARCH} -Itools/gpu -Iemulator/include -c tools/gpu/mma_device.cu \
+    -o "$BUILD/mma_device.o" >"$BUILD/mma_device.log" 2>&1 ) &
+DEV_PID=$!
+CVT_BUILD=1
+if [ "$ARCH" = sm_90a ]; then
+  ( "$NVCC" -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Iemulator/include -Itools/gpu -c tools/gpu/cvt_check.cu \
+      -o "$BUILD/cvt_check.o" >"$BUILD/cvt_check.log" 2>&1 ) &
+  CVT_PID=$!
+fi
+build_host || { tail -30 "$LOG"; return 2; }
+wait "$DEV_PID" || { cat "$BUILD/mma_device.log"; return 2; }
+"$NVCC" -gencode=arch=$GEN,code=$ARCH "$BUILD"/obj/*.o "$BUILD/mma_device.o" -lpthread -o "$BUILD/tcemu-gpu" >>"$LOG" 2>&1 || { tail -30 "$LOG"; return 2; }
+if [ "$ARCH" = sm_90a ]; then
+  wait "$CVT_PID" && "$NVCC" -gencode=arch=compute_90a,code=sm_90a "$BUILD/cvt_check.o" \
+    $(ls "$BUILD"/obj/emulator_src_*.o) -o "$BUILD/cvt_check" >>"$LOG" 2>&1 && CVT_BUILD=0
+fi
+stamp "build done (cvt_check rc=$CVT_BUILD)"
+"$BUILD/tcemu-gpu" info
+FAIL=0
+
+stamp "1. committed golden sets"
+timeout 240 "$BUILD/tcemu-gpu" run $SETS -o "$OUT/committed_measured.json" \
+  --report "$OUT/committed.md" > "$OUT/committed.txt" 2>&1
+rc=$?; tail -1 "$OUT/committed.txt"; [ $rc = 0 ] || FAIL=1
+"$BUILD/tcemu-gpu" run $SETS --report "$OUT/committed.json" > /dev/null 2>&1
+
+stamp "2. random: $RANDOM_TILES tiles per instruction"
+RANDOM_OUT=()
+[ "${KEEP_RANDOM:-0}" = 1 ] && RANDOM_OUT=(-o "$OUT/random_measured.json")
+timeout 300 "$BUILD/tcemu-gpu" random --tiles "$RANDOM_TILES" "${RANDOM_OUT[@]}" --report "$OUT/random.json" \
+  > "$OUT/random.txt" 2>&1
+rc=$?; grep -v "^  ok" "$OUT/random.txt" | tail -20; [ $rc = 0 ] || FAIL=1
+
+stamp "3. probes"
+timeout 180 "$BUILD/tcemu-gpu" probe --json "$OUT/probes.json" > "$OUT/probes.txt" 2>&1
+rc=$?; grep -B3 DIFFERS "$OUT/probes.txt" | head -40; tail -1 "$OUT/probes.txt"
+
+stamp "4. cvt variants (budget $CVT_BUDGET s)"
+if [ "$CVT_BUILD" = 0 ]; then
+  mkdir -p "$OUT/cvt"
+  timeout $(( CVT_BUDGET + 120 )) "$BUILD/cvt_check" --out "$OUT/cvt" --budget "$CVT_BUDGET" | tail -5
+  grep -c " ok " "$OUT/cvt/cvt_report.txt" 2>/dev/null
+  grep -q "MISMATCH\|emulator-error\|cuda-error" "$OUT/cvt/cvt_report.txt" && FAIL=1
+else
+  echo "cvt_check is built for sm_90a only (the cvt variants of other architectures are not listed yet)"
+fi
+
+stamp "report"
+{
+  echo "# Cross-validation on $GPU_NAME ($ARCH)"
+  echo
+  echo "$(cat "$OUT/gpu.txt"); $("$NVCC" --version | tail -1); $(date -u +%FT%TZ); tools/gpu/crossval.sh"
+  echo
+  echo "## 1. Committed golden sets"; echo; sed 1,2d "$OUT/committed.md"; echo
+  echo "## 2. Random cases ($RANDOM_TILES tiles per instruction)"; echo; echo '```'; tail -1 "$OUT/random.txt"
+  grep -v "^  ok" "$OUT/random.txt" | grep "DIFF\|ERROR" | head -100; echo '```'; echo
+  echo "## 3. Probes (measured vs catalog)"; echo; echo '```'; cat "$OUT/probes.txt"; echo '```'; echo
+  echo "## 4. PTX cvt"; echo; echo '```'; head -120 "$OUT/cvt/cvt_report.txt" 2>/dev/null || echo "not run"; echo '```'
+} > "$OUT/crossval.md"
+{
+  printf '{"gpu": "%s", "arch": "%s", "date": "%s",\n "committed": ' "$GPU_NAME" "$ARCH" "$(date -u +%FT%TZ)"
+  cat "$OUT/committed.json" 2>/dev/null || printf 'null'
+  printf ',\n "random": '; cat "$OUT/random.json" 2>/dev/null || printf 'null'
+  printf ',\n "probes": '; cat "$OUT/probes.json" 2>/dev/null || printf 'null'
+  printf ',\n "cvt_report": "cvt/cvt_report.txt"}\n'
+} > "$OUT/crossval.json"
+mkdir -p "$COMMIT_DIR"
+cp "$OUT/committed_measured.json" "$OUT/crossval.md" "$OUT/crossval.json" "$OUT/probes.json" "$OUT/probes.txt" "$COMMIT_DIR/" 2>/dev/null
+cp "$OUT/cvt/cvt_report.txt" "$OUT/cvt/cvt_directed.txt" "$COMMIT_DIR/" 2>/dev/null
+ls "$OUT"/committed_measured.*.npy >/dev/null 2>&1 && cp "$OUT"/committed_measured.*.npy "$COMMIT_DIR/"
+stamp "crossval end: report $OUT/crossval.md; measured sets in $COMMIT_DIR; failures: $FAIL"
+return $FAIL
+}
+
+run_all 2>&1 | tee "$OUT/crossval.log"
+rc=${PIPESTATUS[0]}
+rm -rf "$BUILD"
+exit "$rc"

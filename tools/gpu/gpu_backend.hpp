@@ -1,0 +1,70 @@
+// The interface between tcemu-gpu's host code (plain C++: golden files, operand layouts,
+// probes) and its device code (mma_device.cu: one kernel per instruction, CUDA runtime calls).
+// Only registers and bytes cross it; no CUDA type appears here, so the host code compiles and
+// is unit-tested without a CUDA toolkit (gpu_backend_stub.cpp stands in for the device code).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tcemu_gpu {
+
+// One instruction tcemu-gpu can run (tools/gpu/gen/mma_instrs.inc, generated from the catalog).
+struct InstrInfo {
+  int id;
+  const char* ptx;
+  bool wgmma;
+  int arch_mask;  // 1 sm_90a, 2 sm_100a, 4 sm_120a: where the kernel holds the instruction
+  int m, n, k;
+  const char* atype;
+  const char* btype;
+  const char* dtype;
+  char acc;             // 'F' f32, 'H' f16, 'I' s32 accumulator
+  int ab_bits;          // bits of one A/B element in registers / shared memory (containers)
+  int a_code, b_code;   // the elements' own widths (FP6/FP4 codes in 8-bit containers)
+  int c_bits;
+  int regs_a, regs_b, regs_c;  // 32-bit registers per thread (wgmma: only C/D)
+  int scale_vec;        // block-scaled mma.sync: scales per row/column; 0 otherwise
+  const char* stype;
+};
+const std::vector<InstrInfo>& instructions();
+const InstrInfo* find_instr(const std::string& ptx);  // exact spelling; nullptr when absent
+
+// The GPU present, if any.
+struct DeviceInfo {
+  bool present = false;
+  std::string why_not;  // when absent: the runtime's reason (no driver, no device, not built)
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  std::string driver, runtime;  // "13.0"
+  int arch_bit() const;         // 1 for cc 9.0, 2 for 10.x, 4 for 12.x, 0 otherwise
+};
+DeviceInfo query_device();
+
+// mma.sync: `tiles` independent instances; per tile 32 lanes x 4 registers of A and of B
+// ([(tile*32 + lane)*4 + r]), 32 lanes x 8 registers of C and D ([(tile*32 + lane)*8 + r]: the
+// f32 accumulator of m8n8k4 has 8), and 32 scale-a / scale-b registers.
+// wgmma: per tile a shared-memory image of A (64 x K, 2048 bytes) and of B (N x K, N*32 bytes),
+// both K-major without swizzle (LBO 128, SBO 256), and 128 threads x regs_c registers of C.
+// Returns "" on success, else what failed.
+std::string run_mma_sync(const InstrInfo& in, int tiles, const std::vector<uint32_t>& a, const std::vector<uint32_t>& b,
+                         const std::vector<uint32_t>& c, const std::vector<uint32_t>& sa,
+                         const std::vector<uint32_t>& sb, std::vector<uint32_t>& d);
+std::string run_wgmma(const InstrInfo& in, int tiles, const std::vector<uint8_t>& a_img,
+                      const std::vector<uint8_t>& b_img, const std::vector<uint32_t>& c, bool scale_d,
+                      std::vector<uint32_t>& d);
+
+// PTX cvt (the sm_90a variants of cvt_variants.cuh): element i of the result from registers
+// a[i], b[i] (b only for the two-source forms).
+struct CvtInfo {
+  const char* ptx;
+  int srcs;            // source registers (1 or 2)
+  int src_bits;        // 16, 32 or 64
+  int dst_bits;
+};
+const CvtInfo* find_cvt(const std::string& ptx);
+std::string run_cvt(const std::string& ptx, const std::vector<uint64_t>& a, const std::vector<uint64_t>& b,
+                     std::vector<uint64_t>& d);
+
+}  // namespace tcemu_gpu

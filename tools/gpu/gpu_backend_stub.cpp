@@ -1,0 +1,27 @@
+// Device side of tcemu-gpu for builds without a CUDA toolkit: no device, every run refused.
+// tcemu-gpu then still lists instructions, checks golden files and runs the host tests.
+#include "gpu_backend.hpp"
+
+namespace tcemu_gpu {
+
+DeviceInfo query_device() {
+  DeviceInfo d;
+  d.why_not = "tcemu-gpu was built without CUDA (TCEMU_ENABLE_CUDA=OFF, or no nvcc when configuring)";
+  return d;
+}
+
+std::string run_mma_sync(const InstrInfo&, int, const std::vector<uint32_t>&, const std::vector<uint32_t>&,
+                         const std::vector<uint32_t>&, const std::vector<uint32_t>&, const std::vector<uint32_t>&,
+                         std::vector<uint32_t>&) {
+  return "built without CUDA";
+}
+std::string run_wgmma(const InstrInfo&, int, const std::vector<uint8_t>&, const std::vector<uint8_t>&,
+                      const std::vector<uint32_t>&, bool, std::vector<uint32_t>&) {
+  return "built without CUDA";
+}
+std::string run_cvt(const std::string&, const std::vector<uint64_t>&, const std::vector<uint64_t>&,
+                    std::vector<uint64_t>&) {
+  return "built without CUDA";
+}
+
+}  // namespace tcemu_gpu

@@ -1,0 +1,408 @@
+// tcemu-gpu: runs tensor-core instructions and PTX cvt on the present GPU.
+//
+//   tcemu-gpu info                          the GPU, the CUDA versions, what it can run
+//   tcemu-gpu list [CASES.json...]          the instructions built (and which cases would run)
+//   tcemu-gpu run CASES.json... -o ACTUAL.json [--report R.md|R.json] [--only S]
+//   tcemu-gpu random -o OUT.json [--only S] [--tiles N] [--seed S] [--report R.md|R.json]
+//   tcemu-gpu probe [--only S] [--json FILE] [--emulator ARCH]
+//
+// `run` executes every case the GPU supports, writes the hardware's results as a golden file
+// (same case names, expected = the hardware's D, provenance source "hardware") that
+// `tcemu compare CASES.json ACTUAL.json` reads, compares them with the expected results, and
+// lists the cases it skipped and why. `random` does the same for random cases it generates
+// with tcemu's generator (N tiles per instruction, spread over the distributions). `probe`
+// runs the directed probes of NUMERICS.md §5 and prints the measured datapath parameters
+// next to the catalog's.
+//
+// Exit status: 0 everything ran and matched; 1 some result differs from the expected one (or
+// a device error); 2 bad input; 77 no usable GPU (nothing ran; the message says why).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <future>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "case_runner.hpp"
+#include "gpu_backend.hpp"
+#include "probe.hpp"
+#include "tcemu/catalog.hpp"
+#include "tcemu_golden/compare.hpp"
+#include "tcemu_golden/generate.hpp"
+#include "tcemu_golden/golden.hpp"
+
+namespace {
+
+using namespace tcemu_gpu;
+namespace tg = tcemu::golden;
+
+constexpr int kExitDiffers = 1, kExitBadInput = 2, kExitNoGpu = 77;
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Args {
+  std::string cmd;
+  std::vector<std::string> inputs;
+  std::string out, report, only, json, emulator_arch;
+  long tiles = 1000;
+  uint64_t seed = 1;
+};
+
+Args parse(int argc, char** argv) {
+  if (argc < 2) throw UsageError("no command");
+  Args a;
+  a.cmd = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    const std::string s = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw UsageError(s + " needs a value");
+      return argv[++i];
+    };
+    if (s == "-o" || s == "--out") a.out = value();
+    else if (s == "--report") a.report = value();
+    else if (s == "--only") a.only = value();
+    else if (s == "--json") a.json = value();
+    else if (s == "--emulator") a.emulator_arch = value();
+    else if (s == "--tiles") a.tiles = std::stol(value());
+    else if (s == "--seed") a.seed = std::stoull(value());
+    else if (!s.empty() && s[0] == '-') throw UsageError(std::string("unknown option ") + s);
+    else a.inputs.push_back(s);
+  }
+  return a;
+}
+
+std::string arch_of(const DeviceInfo& d) {
+  switch (d.arch_bit()) {
+    case 1: return "sm_90a";
+    case 2: return "sm_100a";
+    case 4: return "sm_120a";
+    default: return std::string("sm_") + std::to_string(d.cc_major) + std::to_string(d.cc_minor);
+  }
+}
+
+std::string mask_names(int mask) {
+  std::string s;
+  for (auto [bit, name] : {std::pair{1, "sm_90a"}, std::pair{2, "sm_100a"}, std::pair{4, "sm_120a"}})
+    if (mask & bit) {
+      if (!s.empty()) s += ',';
+      s += name;
+    }
+  return s;
+}
+
+DeviceInfo need_device() {
+  DeviceInfo d = query_device();
+  if (!d.present) {
+    std::cout << "tcemu-gpu: no usable GPU: " << d.why_not << "; nothing ran (exit " << kExitNoGpu << ": skipped)\n";
+    std::exit(kExitNoGpu);
+  }
+  if (!d.arch_bit())
+    std::cout << "tcemu-gpu: " << d.name << " is sm_" << d.cc_major << d.cc_minor
+              << "; the kernels are built for sm_90a, sm_100a and sm_120a only: every instruction will be skipped\n";
+  return d;
+}
+
+// One compared case, for the summary and the report.
+struct Outcome {
+  std::string file, name, what, status;  // status: identical / N mismatches / skipped: why / error: why
+  size_t mismatches = 0, total = 0;
+  std::string verdict;
+};
+
+void write_report(const std::string& path, const DeviceInfo& dev, const std::vector<Outcome>& res) {
+  if (path.empty()) return;
+  std::ofstream out(path);
+  if (!out) throw UsageError(path + ": cannot write");
+  const bool json = path.size() > 5 && path.substr(path.size() - 5) == ".json";
+  size_t ran = 0, same = 0, skipped = 0;
+  for (const Outcome& o : res) {
+    if (o.status.rfind("skipped", 0) == 0) ++skipped;
+    else ++ran;
+    if (o.status == "identical") ++same;
+  }
+  if (json) {
+    nlohmann::json j = {{"gpu", dev.name}, {"driver", dev.driver}, {"cuda", dev.runtime}, {"arch", arch_of(dev)},
+                        {"ran", ran}, {"identical", same}, {"skipped", skipped}};
+    nlohmann::json cases = nlohmann::json::array();
+    for (const Outcome& o : res)
+      cases.push_back({{"file", o.file}, {"name", o.name}, {"instruction", o.what}, {"status", o.status},
+                       {"mismatches", o.mismatches}, {"elements", o.total}, {"verdict", o.verdict}});
+    j["cases"] = cases;
+    out << j.dump(1) << "\n";
+    return;
+  }
+  out << "# tcemu-gpu results on " << dev.name << " (" << arch_of(dev) << ", driver " << dev.driver << ", CUDA "
+      << dev.runtime << ")\n\n"
+      << ran << " cases ran, " << same << " identical to the emulator bit for bit, " << skipped << " skipped.\n\n"
+      << "| file | case | instruction | result |\n|---|---|---|---|\n";
+  for (const Outcome& o : res) out << "| " << o.file << " | " << o.name << " | `" << o.what << "` | " << o.status << " |\n";
+  bool any = false;
+  for (const Outcome& o : res)
+    if (!o.verdict.empty() && o.status != "identical") {
+      if (!any) out << "\n## Differences\n\n";
+      any = true;
+      out << "- **" << o.name << "**: " << o.verdict << "\n";
+    }
+}
+
+// Runs the cases of `gf`, appending measured cases to `measured` and outcomes to `res`.
+void run_file(const std::string& label, tg::GoldenFile& gf, const DeviceInfo& dev, const std::string& only,
+              tg::GoldenFile& measured, std::vector<Outcome>& res) {
+  const nlohmann::json prov = hardware_provenance(dev, "tcemu-gpu");
+  for (tg::Case& c : gf.cases) {
+    Outcome o;
+    o.file = label;
+    o.name = c.name;
+    o.what = c.op == tg::OpKind::mma ? c.mma.ptx : c.op == tg::OpKind::cvt ? c.cvt.ptx : "convert";
+    if (!only.empty() && o.what.find(only) == std::string::npos && c.name.find(only) == std::string::npos) continue;
+    const std::string why = why_not_runnable(c, dev);
+    if (!why.empty()) {
+      o.status = std::string("skipped: ") + why;
+      std::cout << "  skip  " << c.name << ": " << why << "\n";
+      res.push_back(o);
+      continue;
+    }
+    std::string err;
+    std::optional<tg::Array> hw = run_case(c, err);
+    if (!hw) {
+      o.status = std::string("error: ") + err;
+      std::cout << "  ERROR " << c.name << ": " << err << "\n";
+      res.push_back(o);
+      continue;
+    }
+    tg::CompareOptions copt;
+    copt.model_sample = 256;
+    const tg::CompareReport rep = tg::compare(c, *hw, copt);
+    o.mismatches = rep.mismatches;
+    o.total = rep.total;
+    o.status = rep.identical() ? "identical" : std::to_string(rep.mismatches) + " of " + std::to_string(rep.total) + " differ";
+    if (!rep.identical()) o.verdict = rep.verdict;
+    std::cout << "  " << (rep.identical() ? "ok    " : "DIFF  ") << c.name << " (" << o.what << "): " << o.status << "\n";
+    tg::Case m = c;
+    m.expected = *hw;
+    m.provenance.source = "hardware";
+    m.provenance.fields = prov;
+    m.note = "measured by tcemu-gpu; the emulator's result for these operands: see the committed or generated set";
+    measured.cases.push_back(std::move(m));
+    res.push_back(o);
+  }
+}
+
+int finish(const Args& a, const DeviceInfo& dev, tg::GoldenFile& measured, const std::vector<Outcome>& res) {
+  if (!a.out.empty()) tg::write_golden(a.out, measured);
+  write_report(a.report, dev, res);
+  size_t ran = 0, same = 0, skipped = 0, errors = 0;
+  for (const Outcome& o : res) {
+    if (o.status.rfind("skipped", 0) == 0) ++skipped;
+    else if (o.status.rfind("error", 0) == 0) ++errors;
+    else ++ran;
+    if (o.status == "identical") ++same;
+  }
+  std::cout << "tcemu-gpu: " << ran << " cases ran on " << dev.name << ", " << same << " identical, " << (ran - same)
+            << " differ, " << errors << " errors, " << skipped << " skipped"
+            << (a.out.empty() ? "" : std::string("; measured cases in ") + a.out) << "\n";
+  return (ran == same && errors == 0) ? 0 : kExitDiffers;
+}
+
+int cmd_run(const Args& a) {
+  if (a.inputs.empty()) throw UsageError("run needs CASES.json");
+  std::vector<tg::GoldenFile> files;
+  for (const std::string& p : a.inputs) files.push_back(tg::read_golden(p));  // bad input: exit 2 before the GPU
+  const DeviceInfo dev = need_device();
+  tg::GoldenFile measured;
+  measured.description = std::string("Measured on ") + dev.name + " by tcemu-gpu run";
+  std::vector<Outcome> res;
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::cout << a.inputs[i] << ": " << files[i].cases.size() << " cases\n";
+    run_file(a.inputs[i], files[i], dev, a.only, measured, res);
+  }
+  return finish(a, dev, measured, res);
+}
+
+// Random cases: per instruction `tiles` instruction tiles spread over the distributions, as
+// one GEMM case per distribution (tiles along M and N, one instruction's K).
+int cmd_random(const Args& a) {
+  const DeviceInfo dev = need_device();
+  const std::string arch = arch_of(dev);
+  tg::GoldenFile measured;
+  measured.description = std::string("Random cases measured on ") + dev.name + " by tcemu-gpu random";
+  std::vector<Outcome> res;
+  const auto dists = tg::all_distributions();
+  for (const InstrInfo& in : instructions()) {
+    if (!(in.arch_mask & dev.arch_bit())) continue;
+    if (!a.only.empty() && std::string(in.ptx).find(a.only) == std::string::npos) continue;
+    const tcemu::InstrLookup lk = tcemu::find_instruction(arch, in.ptx);
+    if (!lk.entry) continue;
+    tg::GoldenFile gf;
+    // `tiles` instruction tiles of up to 128 outputs (mma.sync m16n8); larger tiles (wgmma) get
+    // proportionally fewer, so every instruction computes about tiles * 128 dot products.
+    const long tiles = std::max<long>(1, a.tiles * 128 / static_cast<long>(in.m * in.n));
+    const long per = std::max<long>(1, tiles / static_cast<long>(dists.size()));
+    const int side = static_cast<int>(std::max<long>(1, static_cast<long>(std::ceil(std::sqrt(static_cast<double>(per))))));
+    // The distributions' cases are generated (and their expected results computed by the
+    // emulator) in parallel.
+    std::vector<std::future<tg::Case>> jobs;
+    for (size_t di = 0; di < dists.size(); ++di) {
+      tg::MmaGenRequest r;
+      r.arch = arch;
+      r.ptx = in.ptx;
+      r.M = in.m * side;
+      r.N = in.n * side;
+      r.K = in.k;
+      r.dist_a = r.dist_b = r.dist_c = dists[di];
+      r.seed = a.seed + di;
+      jobs.push_back(std::async(std::launch::async, [r] { return tg::generate_mma(r); }));
+    }
+    for (auto& j : jobs) {
+      try {
+        gf.cases.push_back(j.get());
+      } catch (const std::exception& e) {
+        Outcome o;
+        o.file = "random";
+        o.name = o.what = in.ptx;
+        o.status = std::string("skipped: generator: ") + e.what();
+        res.push_back(o);
+      }
+    }
+    std::cout << in.ptx << ": " << gf.cases.size() << " random cases of " << side * side << " tiles\n";
+    run_file("random", gf, dev, "", measured, res);
+  }
+  return finish(a, dev, measured, res);
+}
+
+int cmd_probe(const Args& a) {
+  DeviceInfo dev;
+  std::string arch;
+  if (!a.emulator_arch.empty()) {
+    arch = a.emulator_arch;
+    dev.name = std::string("the emulator (") + arch + ")";
+  } else {
+    dev = need_device();
+    arch = arch_of(dev);
+  }
+  nlohmann::json all = nlohmann::json::array();
+  int differ = 0, n = 0;
+  std::vector<const tcemu::InstrEntry*> entries;
+  if (!a.emulator_arch.empty()) {
+    // The entries an `arch` GPU runs: its own and, for an `a` target, its base arch's.
+    const std::string base = !arch.empty() && arch.back() == 'a' ? arch.substr(0, arch.size() - 1) : arch;
+    for (const tcemu::InstrEntry& e : tcemu::catalog())
+      if (e.arch == arch || e.arch == base) entries.push_back(&e);
+  } else {
+    for (const InstrInfo& in : instructions())
+      if (in.arch_mask & dev.arch_bit())
+        if (const tcemu::InstrLookup lk = tcemu::find_instruction(arch, in.ptx); lk.entry) entries.push_back(lk.entry);
+  }
+  for (const tcemu::InstrEntry* e : entries) {
+    if (!a.only.empty() && e->ptx.find(a.only) == std::string::npos) continue;
+    DotRunner run;
+    if (!a.emulator_arch.empty()) {
+      run = emulator_runner(*e);
+    } else {
+      run = gpu_dot_runner(*e, *find_instr(e->ptx));
+    }
+    ++n;
+    try {
+      const ProbeResult r = probe_instruction(*e, run);
+      std::cout << probe_text(r, *e) << "\n";
+      if (!r.differences.empty()) ++differ;
+      all.push_back(probe_json(r, *e));
+    } catch (const std::exception& ex) {
+      std::cout << e->arch << " " << e->ptx << ": probe failed: " << ex.what() << "\n\n";
+      ++differ;
+    }
+  }
+  std::cout << "tcemu-gpu probe: " << n << " instructions on " << dev.name << ", " << differ
+            << " with a difference from the catalog\n";
+  if (!a.json.empty()) {
+    std::ofstream out(a.json);
+    if (!out) throw UsageError(a.json + ": cannot write");
+    out << nlohmann::json{{"device", dev.name}, {"driver", dev.driver}, {"cuda", dev.runtime}, {"arch", arch}, {"probes", all}}
+               .dump(1)
+        << "\n";
+  }
+  return differ ? kExitDiffers : 0;
+}
+
+int cmd_info() {
+  const DeviceInfo d = query_device();
+  if (!d.present) std::cout << "no usable GPU: " << d.why_not << "\n";
+  else
+    std::cout << d.name << ", compute capability " << d.cc_major << "." << d.cc_minor << " (" << arch_of(d) << "), driver "
+              << d.driver << ", CUDA runtime " << d.runtime << "\n";
+  std::map<std::string, int> per;
+  for (const InstrInfo& in : instructions()) ++per[std::string(in.wgmma ? "wgmma" : "mma.sync") + " on " + mask_names(in.arch_mask)];
+  std::cout << instructions().size() << " instruction kernels built:";
+  for (const auto& [k, v] : per) std::cout << " " << v << " " << k << ";";
+  std::cout << " PTX cvt: the sm_90a variants\n";
+  return d.present ? 0 : kExitNoGpu;
+}
+
+int cmd_list(const Args& a) {
+  if (a.inputs.empty()) {
+    for (const InstrInfo& in : instructions())
+      std::cout << mask_names(in.arch_mask) << "\t"
+                << in.ptx << "\n";
+    return 0;
+  }
+  // Which cases of the files would run on each architecture (no GPU needed).
+  for (const std::string& p : a.inputs) {
+    tg::GoldenFile gf = tg::read_golden(p);
+    for (const tg::Case& c : gf.cases) {
+      std::string runs;
+      for (auto [cc, name] : {std::pair{90, "sm_90a"}, std::pair{100, "sm_100a"}, std::pair{120, "sm_120a"}}) {
+        DeviceInfo d;
+        d.present = true;
+        d.cc_major = cc / 10;
+        d.cc_minor = cc % 10;
+        if (!why_not_runnable(c, d).empty()) continue;
+        if (!runs.empty()) runs += ',';
+        runs += name;
+      }
+      DeviceInfo none;
+      const std::string why = why_not_runnable(c, none);
+      std::cout << p << "\t" << c.name << "\t" << (runs.empty() ? std::string("skipped: ") + why : std::string("runs on ") + runs) << "\n";
+    }
+  }
+  return 0;
+}
+
+const char* kUsage =
+    "usage: tcemu-gpu info | list [CASES.json...] | run CASES.json... -o ACTUAL.json [--report R.md|R.json] [--only S]\n"
+    "       | random -o OUT.json [--tiles N] [--seed S] [--only S] [--report R] | probe [--only S] [--json F] [--emulator ARCH]\n"
+    "exit: 0 all matched, 1 differences or device errors, 2 bad input, 77 no usable GPU (skipped)\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Args a = parse(argc, argv);
+    if (a.cmd == "run") return cmd_run(a);
+    if (a.cmd == "random") return cmd_random(a);
+    if (a.cmd == "probe") return cmd_probe(a);
+    if (a.cmd == "info") return cmd_info();
+    if (a.cmd == "list") return cmd_list(a);
+    if (a.cmd == "-h" || a.cmd == "--help" || a.cmd == "help") {
+      std::cout << kUsage;
+      return 0;
+    }
+    throw UsageError(std::string("unknown command ") + a.cmd);
+  } catch (const UsageError& e) {
+    std::cerr << "tcemu-gpu: " << e.what() << "\n" << kUsage;
+    return kExitBadInput;
+  } catch (const tg::GoldenError& e) {
+    std::cerr << "tcemu-gpu: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "tcemu-gpu: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+}

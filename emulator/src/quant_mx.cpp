@@ -297,21 +297,37 @@ MxTensor mx_quantize(std::span<const float> x, size_t rows, size_t cols, const M
   return q;
 }
 
-float mx_dequantize_element(Fmt elem, uint8_t code, uint8_t scale) {
-  if (scale == 0xFF) return std::numeric_limits<float>::quiet_NaN();
-  const float s = std::ldexp(1.0f, static_cast<int>(scale) - 127);  // 2^-127 is an exact f32 subnormal
+std::optional<MxDequant> parse_mx_dequant(std::string_view s) {
+  if (s == "ocp") return MxDequant::ocp;
+  if (s == "te") return MxDequant::te;
+  return std::nullopt;
+}
+
+std::string_view to_string(MxDequant d) { return d == MxDequant::te ? "te" : "ocp"; }
+
+float mx_dequantize_element(Fmt elem, uint8_t code, uint8_t scale, MxDequant d) {
+  float s;
+  if (d == MxDequant::te) {
+    s = f32_from_bits(static_cast<uint32_t>(scale) << 23);  // TE ptx::exp2f: 0 -> +0, 0xFF -> +Inf
+    const float v = elem == Fmt::s8 ? static_cast<float>(static_cast<int8_t>(code)) / 64.0f : code_to_f32(elem, code);
+    const float p = v * s;
+    return std::isnan(p) ? f32_from_bits(0x7FFFFFFF) : p;  // a GPU multiply gives the canonical NaN
+  } else {
+    if (scale == 0xFF) return std::numeric_limits<float>::quiet_NaN();
+    s = std::ldexp(1.0f, static_cast<int>(scale) - 127);  // 2^-127 is an exact f32 subnormal
+  }
   float v;
   if (elem == Fmt::s8) v = static_cast<float>(static_cast<int8_t>(code)) / 64.0f;
   else v = code_to_f32(elem, code);
   return v * s;
 }
 
-std::vector<float> mx_dequantize(const MxTensor& q) {
+std::vector<float> mx_dequantize(const MxTensor& q, MxDequant d) {
   std::vector<float> out(q.codes.size());
   for (size_t r = 0; r < q.grid.rows; ++r)
     for (size_t c = 0; c < q.grid.cols; ++c) {
       const size_t i = r * q.grid.cols + c;
-      out[i] = mx_dequantize_element(q.elem, q.codes[i], q.scales[q.grid.scale_index(r, c)]);
+      out[i] = mx_dequantize_element(q.elem, q.codes[i], q.scales[q.grid.scale_index(r, c)], d);
     }
   return out;
 }

@@ -229,6 +229,7 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
   std::vector<float> elem_mul(bamax.size());   // te: x * mul
   std::vector<float> elem_div(bamax.size());   // torchao: x / div
   if (te) {
+    q.amax = amax;
     q.global_scale = nvfp4_te_encode_scale(amax);
     for (size_t b = 0; b < bamax.size(); ++b) {
       q.scales[b] = nvfp4_te_block_scale(bamax[b], q.global_scale, o.order);
@@ -236,6 +237,7 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
     }
   } else {
     const float per_tensor = o.order == Nvfp4Order::torchao ? amax / 2688.0f : 1.0f;
+    q.amax = amax;
     q.global_scale = per_tensor;
     for (size_t b = 0; b < bamax.size(); ++b) {
       const float block_scale = bamax[b] / 6.0f;
@@ -275,8 +277,31 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
   return q;
 }
 
-std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q) {
+std::optional<Nvfp4Dequant> parse_nvfp4_dequant(std::string_view s) {
+  if (s == "tcemu") return Nvfp4Dequant::tcemu;
+  if (s == "te") return Nvfp4Dequant::te_kernel;
+  return std::nullopt;
+}
+
+std::string_view to_string(Nvfp4Dequant d) { return d == Nvfp4Dequant::te_kernel ? "te" : "tcemu"; }
+
+std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d) {
   const bool te = q.order == Nvfp4Order::te || q.order == Nvfp4Order::te_div6;
+  if (d == Nvfp4Dequant::te_kernel) {
+    if (!te) throw std::invalid_argument("TE's NVFP4 dequantize kernel applies to the te orders");
+    // factor_inv = 1.0 / (6.0 * 448.0) in double, stored as a float constant.
+    const float factor_inv = static_cast<float>(1.0 / (6.0 * 448.0));
+    std::vector<float> out(q.codes.size());
+    for (size_t r = 0; r < q.grid.rows; ++r)
+      for (size_t c = 0; c < q.grid.cols; ++c) {
+        const size_t i = r * q.grid.cols + c;
+        const float sfb = code_to_f32(Fmt::e4m3, q.scales[q.grid.scale_index(r, c)]);
+        const float final_scale = sfb * q.amax * factor_inv;  // (sfb * amax) * factor_inv
+        const float v = code_to_f32(Fmt::e2m1, q.codes[i]) * final_scale;
+        out[i] = std::isnan(v) ? f32_from_bits(0x7FFFFFFF) : v;  // a GPU multiply gives the canonical NaN
+      }
+    return out;
+  }
   const float s_dec = te ? 1.0f / q.global_scale : q.global_scale;
   std::vector<float> out(q.codes.size());
   for (size_t r = 0; r < q.grid.rows; ++r)

@@ -97,6 +97,7 @@ Quantized quantize(const Recipe& r, std::span<const float> x, size_t rows, size_
       q.scale_cols = t.grid.scale_cols();
       q.scale_codes = std::move(t.scales);
       q.global_scale = t.global_scale;
+      q.amax = t.amax;
       break;
     }
     case RecipeKind::fp8_current: {
@@ -138,7 +139,7 @@ std::vector<float> dequantize(const Recipe& r, const Quantized& q) {
       t.elem = r.mx.elem;
       t.codes = q.codes;
       t.scales = q.scale_codes;
-      return mx_dequantize(t);
+      return mx_dequantize(t, r.mx_dequant);
     }
     case RecipeKind::nvfp4: {
       Nvfp4Tensor t;
@@ -150,7 +151,8 @@ std::vector<float> dequantize(const Recipe& r, const Quantized& q) {
       t.codes = q.codes;
       t.scales = q.scale_codes;
       t.global_scale = q.global_scale;
-      return nvfp4_dequantize(t);
+      t.amax = q.amax;
+      return nvfp4_dequantize(t, r.nvfp4_dequant);
     }
     case RecipeKind::fp8_current:
       check(q.scale_f32.size());

@@ -1,7 +1,8 @@
 // tcemu quantize / dequantize: a recipe of quant_recipe.hpp applied to an .npy tensor.
 // quantize writes OUT.codes.npy (element codes, uint8, the input's shape), OUT.scales.npy
 // (uint8 scale codes [scale_rows, scale_cols], or float32 scale_inv for the FP8 recipes) and,
-// for NVFP4, OUT.global.npy (float32 [1]: TE's S_enc or torchao's per-tensor scale), and
+// for NVFP4, OUT.global.npy (float32 [1]: TE's S_enc or torchao's per-tensor scale) and
+// OUT.amax.npy (float32 [1]: the tensor amax, which TE's dequantize kernel reads), and
 // OUT.json: the same as one golden-format case of op "quantize" (quant_case.hpp), which
 // `tcemu golden check` re-verifies and `tcemu compare` takes as EXPECTED.
 // dequantize reads them back (same recipe options) and writes float32 values.
@@ -23,7 +24,7 @@ namespace {
 using namespace tcemu::quant;
 
 struct QuantArgs {
-  std::string recipe, input, output, in_format, elem, scale, axis, round, order, fp8;
+  std::string recipe, input, output, in_format, elem, scale, axis, round, order, fp8, dequant;
   size_t block = 0;
   bool fast_math = false, rht = false, pow2 = false, no_pow2 = false, list = false;
   uint64_t seed = 0, offset = 0;
@@ -41,6 +42,9 @@ void add_recipe_options(CLI::App* cmd, QuantArgs& a) {
   cmd->add_flag("--fast-math", a.fast_math, "NVFP4 (TE): element scale rounded to bf16");
   cmd->add_flag("--rht", a.rht, "NVFP4: 16-point random Hadamard transform of each row first (TE signs)");
   cmd->add_option("--fp8", a.fp8, "FP8 recipes: e4m3 (default) or e5m2");
+  cmd->add_option("--dequant", a.dequant,
+                  "dequantize arithmetic: MX ocp (default) or te (TE's kernel: scale 0 -> 0, 0xFF -> Inf); "
+                  "NVFP4 tcemu (default) or te (TE's kernel, from the tensor amax)");
   cmd->add_flag("--pow2", a.pow2, "fp8-current: power-of-two scale");
   cmd->add_flag("--no-pow2", a.no_pow2, "fp8-block*: exact (not power-of-two) scales");
   cmd->add_option("--seed", a.seed, "Philox4x32-10 seed for rs (curand_init seed)");
@@ -107,6 +111,21 @@ Recipe resolve_recipe(const QuantArgs& a) {
   }
   if (a.pow2) { need(RecipeKind::fp8_current, "--pow2"); r->pow2 = true; }
   if (a.no_pow2) { need(RecipeKind::fp8_block, "--no-pow2"); r->pow2 = false; }
+  if (!a.dequant.empty()) {
+    if (r->kind == RecipeKind::mx) {
+      auto d = parse_mx_dequant(a.dequant);
+      if (!d) throw InputError("--dequant for MX recipes is ocp or te, not '" + a.dequant + "'");
+      r->mx_dequant = *d;
+    } else if (r->kind == RecipeKind::nvfp4) {
+      auto d = parse_nvfp4_dequant(a.dequant);
+      if (!d) throw InputError("--dequant for NVFP4 recipes is tcemu or te, not '" + a.dequant + "'");
+      if (*d == Nvfp4Dequant::te_kernel && r->nvfp4.order != Nvfp4Order::te && r->nvfp4.order != Nvfp4Order::te_div6)
+        throw InputError("--dequant te needs a TE order (te, te-div6)");
+      r->nvfp4_dequant = *d;
+    } else {
+      throw InputError("--dequant applies to MX and NVFP4 recipes only");
+    }
+  }
   return *r;
 }
 
@@ -163,11 +182,14 @@ int run_quantize(const QuantArgs& a) {
     io::write_npy(a.output + ".scales.npy", io::make_npy("<f4", {q.scale_rows, q.scale_cols}, f32_codes(q.scale_f32)));
   else
     io::write_npy(a.output + ".scales.npy", io::make_npy("|u1", {q.scale_rows, q.scale_cols}, widen(q.scale_codes)));
-  if (r.kind == RecipeKind::nvfp4) io::write_npy(a.output + ".global.npy", io::make_npy("<f4", {1}, f32_codes({q.global_scale})));
+  if (r.kind == RecipeKind::nvfp4) {
+    io::write_npy(a.output + ".global.npy", io::make_npy("<f4", {1}, f32_codes({q.global_scale})));
+    io::write_npy(a.output + ".amax.npy", io::make_npy("<f4", {1}, f32_codes({q.amax})));
+  }
   write_case(a, r, in, rbits, q);
   std::cout << "recipe " << r.name << ": " << in.rows << "x" << in.cols << " " << info(q.elem).name << " elements, "
             << q.scale_rows << "x" << q.scale_cols << " " << info(q.scale_fmt).name << " scales -> " << a.output
-            << ".{codes,scales" << (r.kind == RecipeKind::nvfp4 ? ",global" : "") << "}.npy and " << a.output
+            << ".{codes,scales" << (r.kind == RecipeKind::nvfp4 ? ",global,amax" : "") << "}.npy and " << a.output
             << ".json (golden case)\n";
   return 0;
 }
@@ -198,6 +220,11 @@ int run_dequantize(const QuantArgs& a) {
     const io::NpyArray g = io::read_npy(a.input + ".global.npy");
     if (g.descr != "<f4" || g.count() != 1) throw InputError(a.input + ".global.npy: expected one float32");
     q.global_scale = std::bit_cast<float>(static_cast<uint32_t>(g.bits(0)));
+    if (r.nvfp4_dequant == Nvfp4Dequant::te_kernel) {
+      const io::NpyArray m = io::read_npy(a.input + ".amax.npy");
+      if (m.descr != "<f4" || m.count() != 1) throw InputError(a.input + ".amax.npy: expected one float32");
+      q.amax = std::bit_cast<float>(static_cast<uint32_t>(m.bits(0)));
+    }
   }
   std::vector<float> v;
   try {

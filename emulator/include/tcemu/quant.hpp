@@ -115,10 +115,18 @@ float mx_amax(std::span<const float> values, AmaxNan policy);
 MxTensor mx_quantize(std::span<const float> x, size_t rows, size_t cols, const MxOptions& o,
                      std::span<const uint32_t> rbits = {});
 
-// OCP dequantization X * P_i as torchao does it: the element in f32 times 2^(e-127) in f32
-// (one f32 rounding; code 0xFF gives NaN).
-float mx_dequantize_element(Fmt elem, uint8_t code, uint8_t scale);
-std::vector<float> mx_dequantize(const MxTensor& q);
+// How a block scale becomes a multiplier when dequantizing.
+enum class MxDequant : uint8_t {
+  ocp,  // OCP / torchao to_dtype: 2^(e-127) (e = 0: 2^-127, an f32 subnormal); 0xFF gives NaN
+  te,   // TransformerEngine dequantize_mxfp8_kernel: the f32 with bits e << 23 (ptx::exp2f),
+        // so e = 0 is +0 and e = 0xFF is +Inf; then block_scale * element in f32
+};
+std::optional<MxDequant> parse_mx_dequant(std::string_view s);  // ocp te
+std::string_view to_string(MxDequant d);
+
+// Dequantization X * P_i: the element in f32 times the scale's multiplier, one f32 rounding.
+float mx_dequantize_element(Fmt elem, uint8_t code, uint8_t scale, MxDequant d = MxDequant::ocp);
+std::vector<float> mx_dequantize(const MxTensor& q, MxDequant d = MxDequant::ocp);
 
 // f32 <-> bits, and small helpers shared by the recipes.
 uint32_t f32_bits(float f);

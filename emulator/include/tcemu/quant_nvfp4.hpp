@@ -55,7 +55,17 @@ struct Nvfp4Tensor {
   std::vector<uint8_t> codes;   // E2M1 codes, one per byte, in the input's layout
   std::vector<uint8_t> scales;  // E4M3 block scale codes, grid.scale_count()
   float global_scale = 1.0f;    // te: S_enc (2688 / amax); torchao: per_tensor_scale (amax / 2688)
+  float amax = 0.0f;            // the tensor amax the global scale came from
 };
+
+// NVFP4 dequantization.
+enum class Nvfp4Dequant : uint8_t {
+  tcemu,      // te orders: elem * sfb * (1/S_enc), left to right; torchao: elem * (per_tensor * sfb)
+  te_kernel,  // TransformerEngine dequantize_fp4_kernel (te orders): final = (sfb * amax) *
+              // (float)(1/(6*448)), then elem * final, all f32; needs the tensor amax
+};
+std::optional<Nvfp4Dequant> parse_nvfp4_dequant(std::string_view s);  // tcemu te
+std::string_view to_string(Nvfp4Dequant d);
 
 // TE's per-tensor encode scale: 2688 / amax, at most FLT_MAX; 1 when amax is 0 or the
 // quotient is 0 (Inf amax). fminf drops a NaN quotient (NaN amax gives FLT_MAX).
@@ -69,8 +79,10 @@ float nvfp4_te_element_scale(uint8_t sfb, float s_enc, bool fast_math);
 // end of the cvt's packed result (so it is operand f, e, b, a for j = 0..3).
 Nvfp4Tensor nvfp4_quantize(std::span<const float> x, size_t rows, size_t cols, const Nvfp4Options& o,
                            std::span<const uint32_t> rbits = {});
-// elem * sfb * (1/S_enc) for te (left to right, f32); elem * (per_tensor * sfb) for torchao.
-std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q);
+// Nvfp4Dequant::tcemu: elem * sfb * (1/S_enc) for te (left to right, f32), elem * (per_tensor
+// * sfb) for torchao; te_kernel: TE's kernel from q.amax (std::invalid_argument for torchao
+// orders, which TE does not produce).
+std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d = Nvfp4Dequant::tcemu);
 
 // diag(s) H16 / 4 applied to each group of 16 consecutive elements of each row (cols a
 // multiple of 16): y_j = sum_i x_i s_i (-1)^popcount(i & j) / 4, summed exactly and rounded

@@ -28,6 +28,10 @@ struct Recipe {
   Fmt fp8 = Fmt::e4m3;   // kinds fp8_*
   bool pow2 = false;     // fp8_current: power-of-two scale; fp8_block: default true
   bool tile128 = false;  // fp8_block: 128x128 (else 1x128)
+  // Dequantization arithmetic (docs/quantization.md): OCP/torchao's and tcemu's by default,
+  // or TransformerEngine's dequantize kernels.
+  MxDequant mx_dequant = MxDequant::ocp;
+  Nvfp4Dequant nvfp4_dequant = Nvfp4Dequant::tcemu;
 };
 
 struct RecipePreset {
@@ -48,6 +52,7 @@ struct Quantized {
   std::vector<uint8_t> scale_codes;  // ue8m0 / e4m3
   std::vector<float> scale_f32;      // f32 scale_inv per block (fp8_block) or per tensor (fp8_current)
   float global_scale = 1.0f;         // NVFP4 per-tensor scale (see Nvfp4Tensor)
+  float amax = 0.0f;                 // NVFP4: the tensor amax behind it (TE's dequantize kernel)
 };
 
 // Random words a recipe needs for n elements (stochastic rounding), 0 when it rounds to nearest.

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -18,7 +19,8 @@ struct CliRun {
 };
 
 CliRun tcemu(const std::string& args, const std::string& input) {
-  const std::string in_path = testing::TempDir() + "tcemu_dot_input.txt";
+  // One file per process: ctest -j runs these tests in parallel processes.
+  const std::string in_path = testing::TempDir() + "tcemu_dot_input_" + std::to_string(getpid()) + ".txt";
   std::ofstream(in_path) << input;
   const std::string cmd = std::string(TCEMU_CLI) + " " + args + " < " + in_path + " 2>&1";
   CliRun r;

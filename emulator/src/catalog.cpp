@@ -367,8 +367,11 @@ class Builder {
         gst_note + "; E2M1 exponent floor (emin 0) unverified");
     ent("mxf4nvf4.block_scale.scale_vec::2X", "mxf4nvf4", 64, Fmt::e2m1, Fmt::e2m1, gst, Fmt::ue8m0, 32, 2, gst_ev,
         C::published, gst_note);
-    ent("mxf4nvf4.block_scale.scale_vec::4X", "mxf4nvf4", 64, Fmt::e2m1, Fmt::e2m1, gst, Fmt::ue8m0, 16, 4, gst_ev,
-        C::published, gst_note);
+    // mma.sync takes scale_vec::4X with ue4m3 only: ptxas (CUDA 13.0) rejects ".scale_vec::4X"
+    // with ".ue8m0" for sm_120a (found by tools/gpu compiling every catalog spelling).
+    if (descriptor)
+      ent("mxf4nvf4.block_scale.scale_vec::4X", "mxf4nvf4", 64, Fmt::e2m1, Fmt::e2m1, gst, Fmt::ue8m0, 16, 4, gst_ev,
+          C::published, gst_note);
     ent("mxf4nvf4.block_scale.scale_vec::4X", "mxf4nvf4", 64, Fmt::e2m1, Fmt::e2m1, gst, Fmt::ue4m3, 16, 4, gst_ev,
         C::published, gst_note + "; ue4m3 sign bit ignored");
   }

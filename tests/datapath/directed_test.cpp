@@ -108,12 +108,11 @@ INSTANTIATE_TEST_SUITE_P(Sec5, Discriminator, ::testing::ValuesIn(kDisc),
 // NVFP4 scaled variant: the same terms spread over the four 16-groups with scales.
 // group 0: (-4)(4) * 2^10 * 2^9 = -2^23; group 1: -0.5 * 1; group 2: -0.5 * 0.5; group 3: -0.5 *
 // 0.5 * 2^-1. Exact (and NVFP4 per [MS]): -0.875.
+// (sm_120a's mma.sync has 4X with ue4m3 scales only, which cannot hold 2^10.)
 TEST(DiscriminatorNvfp4, ScaledVariantIsExact) {
-  for (const char* arch : {"sm_100a", "sm_120a"}) {
+  for (const char* arch : {"sm_100a"}) {
     const InstrEntry& e =
-        std::string(arch) == "sm_100a"
-            ? lookup(arch, "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X", {}, {}, {}, Fmt::ue8m0)
-            : lookup(arch, "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue8m0");
+        lookup(arch, "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X", {}, {}, {}, Fmt::ue8m0);
     std::vector<uint64_t> a(64, 0), b(64, 0);
     a[0] = code_of(Fmt::e2m1, -4); b[0] = code_of(Fmt::e2m1, 4);
     a[16] = code_of(Fmt::e2m1, -0.5); b[16] = code_of(Fmt::e2m1, 1);

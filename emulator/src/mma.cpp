@@ -34,19 +34,25 @@ std::string check(const DatapathParams& p, const MmaProblem& pr, int instr_k) {
   return "";
 }
 
+}  // namespace
+
+namespace detail {
+
 Operand negated(Operand o, bool neg) {
   if (neg) o.neg ^= 1;
   return o;
 }
 
-// C * 2^-s, exactly, then toward zero into the accumulator format (tcgen05 scale-input-d).
 uint64_t scale_c(uint64_t c, Fmt acc, int s) {
   const Operand o = decode_operand(acc, c);
   if (o.special || o.sig == 0 || s <= 0) return c;
   return round_to_float(o.neg, o.sig, o.low - s, false, acc, false);
 }
 
-}  // namespace
+}  // namespace detail
+
+using detail::negated;
+using detail::scale_c;
 
 MmaResult mma_params(const DatapathParams& p, const MmaProblem& pr, int instr_k, const MmaOptions& opt) {
   MmaResult r;

@@ -102,18 +102,6 @@ bool accepts(const DatapathParams& p, const MmaProblem& pr, int instr_k, const M
 
 // ---- shared pieces -------------------------------------------------------------------------
 
-Operand negated(Operand o, bool neg) {
-  if (neg) o.neg ^= 1;
-  return o;
-}
-
-// C * 2^-s exactly, then toward zero into the accumulator format (as mma.cpp's scale_c).
-uint64_t scale_c(uint64_t c, Fmt acc, int s) {
-  const Operand o = decode_operand(acc, c);
-  if (o.special || o.sig == 0 || s <= 0) return c;
-  return round_to_float(o.neg, o.sig, o.low - s, false, acc, false);
-}
-
 // trunc0(mag * 2^sh) for any sh (as the datapath's shift_trunc).
 TCEMU_HOT uint64_t shift_trunc(uint64_t mag, int sh) {
   if (sh >= 0) return sh >= 64 ? 0 : mag << sh;

@@ -7,6 +7,12 @@
 
 namespace tcemu::detail {
 
+// Shared by mma.cpp and mma_fast.cpp (defined in mma.cpp): an operand with its sign flipped
+// when `neg` (wgmma imm-scale = -1); C * 2^-s formed exactly, then toward zero into the
+// accumulator format (tcgen05 scale-input-d).
+Operand negated(Operand o, bool neg);
+uint64_t scale_c(uint64_t c, Fmt acc, int s);
+
 // Computes the same D as the generic loop of mma_params, faster. Returns nullopt for any
 // parameters or options it does not handle (the generic loop then runs). Called only after
 // the problem has been validated by mma_params.

@@ -279,7 +279,8 @@ uint64_t special_result(Fmt out, const Operand* a, const Operand* b, size_t n, c
 }
 
 inline uint64_t shift_trunc(uint64_t mag, int sh) {
-  if (sh >= 0) return mag << sh;
+  // A group with a zero scale has mag 0 and may ask for any shift: never shift by >= 64.
+  if (sh >= 0) return sh >= 64 ? 0 : mag << sh;
   return sh <= -64 ? 0 : mag >> -sh;
 }
 

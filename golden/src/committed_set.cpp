@@ -108,16 +108,19 @@ std::string family_file_name(const std::string& family) {
 
 GoldenFile family_set(const std::string& family, uint64_t seed) { return build_family(family, seed).file; }
 
-std::vector<CoveredEntry> committed_index(uint64_t seed) {
+CommittedFamilies committed_families(uint64_t seed) {
   std::map<std::string, FamilyBuild> built;
   for (const std::string& fam : catalog_families()) built.emplace(fam, build_family(fam, seed));
-  std::vector<CoveredEntry> v;
+  CommittedFamilies r;
   for (const InstrEntry& e : catalog()) {
     const FamilyBuild& b = built.at(e.family);
-    v.push_back({&e, family_file_name(e.family), b.cases_of_key.at(datapath_key(e))});
+    r.index.push_back({&e, family_file_name(e.family), b.cases_of_key.at(datapath_key(e))});
   }
-  return v;
+  for (auto& [fam, b] : built) r.files.emplace_back(family_file_name(fam), std::move(b.file));
+  return r;
 }
+
+std::vector<CoveredEntry> committed_index(uint64_t seed) { return committed_families(seed).index; }
 
 std::string committed_index_json(const std::vector<CoveredEntry>& index) {
   nlohmann::json entries = nlohmann::json::array();

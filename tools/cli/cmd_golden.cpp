@@ -205,11 +205,12 @@ int run_gen_set(const std::string& dir) {
     std::cout << name << ": " << f.cases.size() << " cases\n";
     n += f.cases.size();
   };
-  for (const std::string& fam : catalog_families()) put(family_file_name(fam), family_set(fam));
+  CommittedFamilies fams = committed_families();  // every family generated once, with its index
+  for (auto& [name, file] : fams.files) put(name, std::move(file));
   put("conversions.json", conversion_set());
   put("ptx_cvt.json", cvt_set());
   {
-    const std::vector<CoveredEntry> index = committed_index();
+    const std::vector<CoveredEntry>& index = fams.index;
     std::ofstream out(dir + "/index.json");
     out << committed_index_json(index);
     if (!out) throw GoldenError(dir + "/index.json: cannot write");

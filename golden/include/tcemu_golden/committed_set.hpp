@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tcemu_golden/golden.hpp"
@@ -32,6 +33,12 @@ struct CoveredEntry {
   std::vector<std::string> cases;
 };
 std::vector<CoveredEntry> committed_index(uint64_t seed = 1);
+// Every family file (by file name) and the index, each family generated once.
+struct CommittedFamilies {
+  std::vector<std::pair<std::string, GoldenFile>> files;
+  std::vector<CoveredEntry> index;
+};
+CommittedFamilies committed_families(uint64_t seed = 1);
 std::string committed_index_json(const std::vector<CoveredEntry>& index);
 // Reads index.json back, looking every entry up in the catalog; GoldenError names the field.
 std::vector<CoveredEntry> read_committed_index(const std::string& path);

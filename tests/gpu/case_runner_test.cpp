@@ -43,8 +43,17 @@ TEST(CaseRunner, DecidesWhatRunsWhere) {
   const tg::Case hopper = mma_case("sm_90a", "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16");
   EXPECT_EQ(why_not_runnable(hopper, device(9, 0)), "");
   EXPECT_NE(why_not_runnable(hopper, device(12, 0)).find("the case models sm_90a"), std::string::npos);
-  const tg::Case wide = mma_case("sm_90a", "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16");
-  EXPECT_NE(why_not_runnable(wide, device(9, 0)).find("N = 8 and 256"), std::string::npos);
+  const tg::Case wide = mma_case("sm_90a", "wgmma.mma_async.sync.aligned.m64n136k16.f32.f16.f16");
+  EXPECT_EQ(why_not_runnable(wide, device(9, 0)), "");
+  tg::Case negated = hopper;
+  negated.mma.options.negate_a = true;
+  EXPECT_EQ(why_not_runnable(negated, device(9, 0)), "");
+  tg::Case int_negated = mma_case("sm_90a", "wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8");
+  int_negated.mma.options.negate_b = true;
+  EXPECT_NE(why_not_runnable(int_negated, device(9, 0)).find("imm-scale"), std::string::npos);
+  const tg::Case wm = mma_case("sm_90", "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32");
+  EXPECT_EQ(why_not_runnable(wm, device(9, 0)), "");
+  EXPECT_NE(why_not_runnable(wm, device(10, 0)).find("the case models sm_90"), std::string::npos);
   const tg::Case sync = mma_case("sm_90a", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32");
   EXPECT_EQ(why_not_runnable(sync, device(9, 0)), "");
   EXPECT_NE(why_not_runnable(sync, device(12, 0)).find("the case models sm_90"), std::string::npos);
@@ -169,7 +178,7 @@ TEST(CaseRunner, WgmmaAccumulatorRoundTrip) {
     const tg::Case c = mma_case("sm_90a", ptx);
     Backend be;
     be.wgmma = [](const InstrInfo& in, int tiles, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,
-                  const std::vector<uint32_t>& cc, bool, std::vector<uint32_t>& d) -> std::string {
+                  const std::vector<uint32_t>& cc, bool, int, std::vector<uint32_t>& d) -> std::string {
       if (a.size() != static_cast<size_t>(tiles) * 2048 || b.size() != static_cast<size_t>(tiles) * in.n * 32) return "image sizes";
       d = cc;
       return "";
@@ -271,8 +280,31 @@ Backend emulating_backend(const tcemu::InstrEntry& e) {
     }
     return "";
   };
+  be.wmma = [=](const InstrInfo& in, int tiles, const std::vector<uint8_t>& ai, const std::vector<uint8_t>& bi,
+                const std::vector<uint8_t>& ci, std::vector<uint8_t>& di) -> std::string {
+    const WmmaImages sz = wmma_images(in);
+    const int ab = in.ab_bits / 8, cb = in.c_bits / 8;
+    auto get = [](const uint8_t* p, int bytes) {
+      uint64_t v = 0;
+      for (int i = 0; i < bytes; ++i) v |= uint64_t{p[i]} << (8 * i);
+      return v;
+    };
+    di.assign(ci.size(), 0);
+    for (int t = 0; t < tiles; ++t) {
+      std::vector<uint64_t> A(in.m * in.k), B(in.k * in.n), C(in.m * in.n);
+      for (int r = 0; r < in.m; ++r)
+        for (int k = 0; k < in.k; ++k) A[r * in.k + k] = get(&ai[t * sz.a_stride + (r * in.k + k) * ab], ab);
+      for (int n = 0; n < in.n; ++n)
+        for (int k = 0; k < in.k; ++k) B[k * in.n + n] = get(&bi[t * sz.b_stride + (n * in.k + k) * ab], ab);
+      for (int i = 0; i < in.m * in.n; ++i) C[i] = get(&ci[t * sz.c_stride + i * cb], cb);
+      const std::vector<uint64_t> D = tile_d(in, A, B, C, {}, {});
+      for (int i = 0; i < in.m * in.n; ++i)
+        for (int j = 0; j < cb; ++j) di[t * sz.c_stride + i * cb + j] = static_cast<uint8_t>(D[i] >> (8 * j));
+    }
+    return "";
+  };
   be.wgmma = [=](const InstrInfo& in, int tiles, const std::vector<uint8_t>& ai, const std::vector<uint8_t>& bi,
-                 const std::vector<uint32_t>& c, bool scale_d, std::vector<uint32_t>& d) -> std::string {
+                 const std::vector<uint32_t>& c, bool scale_d, int neg, std::vector<uint32_t>& d) -> std::string {
     const int bytes = in.ab_bits / 8, rc = in.regs_c;
     d.assign(c.size(), 0);
     for (int t = 0; t < tiles; ++t) {
@@ -293,6 +325,9 @@ Backend emulating_backend(const tcemu::InstrEntry& e) {
           const int bit = i * in.c_bits;
           C[co.row * in.n + co.col] = scale_d ? (c[(static_cast<size_t>(t) * 128 + th) * rc + bit / 32] >> (bit % 32)) & mask(in.c_bits) : 0;
         }
+      // imm-scale-a/b = -1: the stand-in negates the operands (sign bit of the element codes).
+      for (uint64_t& v : A) v ^= (neg & 1) ? uint64_t{1} << (in.a_code - 1) : 0;
+      for (uint64_t& v : B) v ^= (neg & 2) ? uint64_t{1} << (in.b_code - 1) : 0;
       const std::vector<uint64_t> D = tile_d(in, A, B, C, {}, {});
       for (int th = 0; th < 128; ++th)
         for (int i = 0; i < tl::wgmma_c_elems_per_thread(in.n); ++i) {
@@ -312,7 +347,7 @@ Backend emulating_backend(const tcemu::InstrEntry& e) {
 TEST(CaseRunner, ProbesThroughTheGpuPathMatchTheEmulator) {
   int n = 0;
   for (const InstrInfo& in : instructions()) {
-    if (in.wgmma && in.n == 256) continue;  // same code as N = 8; the emulator makes it slow here
+    if (in.wgmma && in.n != 8) continue;  // same code for every N; the emulator makes wide N slow here
     const std::string arch = in.arch_mask & 1 ? "sm_90a" : in.arch_mask & 2 ? "sm_100a" : "sm_120a";
     const tcemu::InstrLookup lk = tcemu::find_instruction(arch, in.ptx);
     ASSERT_NE(lk.entry, nullptr) << in.ptx << ": " << lk.error;
@@ -324,6 +359,64 @@ TEST(CaseRunner, ProbesThroughTheGpuPathMatchTheEmulator) {
     ++n;
   }
   EXPECT_GT(n, 100);
+}
+
+}  // namespace
+
+namespace {
+
+const tcemu::InstrEntry& entry(const std::string& arch, const std::string& ptx) {
+  const tcemu::InstrLookup lk = tcemu::find_instruction(arch, ptx);
+  if (!lk.entry) throw std::runtime_error(ptx + ": " + lk.error);
+  return *lk.entry;
+}
+
+// wmma: every instruction's case (2 x 2 tiles, 2 K steps) through the stand-in, which reads the
+// images as the PTX ISA's row-major A / column-major B / row-major C and D (ldm K, K, N),
+// agrees bit for bit with the emulator's evaluation of the case.
+TEST(CaseRunner, WmmaImagesAreRowMajorAAndColumnMajorB) {
+  int n = 0;
+  for (const InstrInfo& in : instructions()) {
+    if (!in.wmma) continue;
+    const tg::Case c = mma_case("sm_90", in.ptx, 2 * in.m, 2 * in.n, 2 * in.k);
+    std::string err;
+    const auto hw = run_case(c, err, emulating_backend(entry("sm_90", in.ptx)));
+    ASSERT_TRUE(hw.has_value()) << in.ptx << ": " << err;
+    EXPECT_EQ(hw->logical(), tg::evaluate(c)) << in.ptx;
+    ++n;
+  }
+  EXPECT_EQ(n, 14);
+}
+
+// wgmma at a wide N and with imm-scale-a/b = -1: the negation bits reach the backend (the
+// stand-in flips the operands' sign bits) and the result is the emulator's negated product.
+TEST(CaseRunner, WgmmaNegationAndWideN) {
+  for (const char* ptx : {"wgmma.mma_async.sync.aligned.m64n136k16.f32.bf16.bf16",
+                          "wgmma.mma_async.sync.aligned.m64n24k32.f16.e4m3.e5m2"}) {
+    for (int neg = 0; neg < 4; ++neg) {
+      tg::MmaGenRequest r;
+      r.arch = "sm_90a";
+      r.ptx = ptx;
+      r.dist_a = r.dist_b = r.dist_c = tg::Dist::normal;
+      r.options.negate_a = neg & 1;
+      r.options.negate_b = neg & 2;
+      const tg::Case c = tg::generate_mma(r);
+      ASSERT_EQ(why_not_runnable(c, device(9, 0)), "") << ptx;
+      Backend be = emulating_backend(entry("sm_90a", ptx));
+      int seen = -1;
+      auto inner = be.wgmma;
+      be.wgmma = [&](const InstrInfo& in, int tiles, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,
+                     const std::vector<uint32_t>& cc, bool sd, int ng, std::vector<uint32_t>& d) {
+        seen = ng;
+        return inner(in, tiles, a, b, cc, sd, ng, d);
+      };
+      std::string err;
+      const auto hw = run_case(c, err, be);
+      ASSERT_TRUE(hw.has_value()) << err;
+      EXPECT_EQ(seen, neg) << ptx;
+      EXPECT_EQ(hw->logical(), tg::evaluate(c)) << ptx << " imm-scale variant " << neg;
+    }
+  }
 }
 
 }  // namespace

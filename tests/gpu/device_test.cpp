@@ -61,6 +61,15 @@ TEST(Device, EveryInstructionOnSmallIntegers) {
     const auto hw = run_case(c, err);
     ASSERT_TRUE(hw.has_value()) << e.ptx << ": " << err;
     EXPECT_EQ(hw->logical(), tg::evaluate(c)) << e.ptx;
+    // Floating-point wgmma also with imm-scale-a/b = -1 (the three other kernel variants).
+    for (int neg = 1; neg < (in.wgmma && !integer ? 4 : 1); ++neg) {
+      tg::Case n = c;
+      n.mma.options.negate_a = neg & 1;
+      n.mma.options.negate_b = neg & 2;
+      const auto hn = run_case(n, err);
+      ASSERT_TRUE(hn.has_value()) << e.ptx << " imm-scale variant " << neg << ": " << err;
+      EXPECT_EQ(hn->logical(), tg::evaluate(n)) << e.ptx << " imm-scale variant " << neg;
+    }
     ++ran;
   }
   EXPECT_GT(ran, 0);

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "cli_util.hpp"
 #include "commands.hpp"
@@ -17,7 +18,7 @@ namespace {
 using namespace tcemu::golden;
 
 struct CompareArgs {
-  std::string expected, actual, case_name, json_out, html_out;
+  std::string expected, actual, case_name, json_out, html_out, missing = "error";
   bool nans_equal = false, no_models = false, quiet = false;
   size_t max_listed = 10, sample = 2048;
 };
@@ -58,6 +59,14 @@ int run_compare(const CompareArgs& a) {
   opt.model_sample = a.sample;
   nlohmann::json reports = nlohmann::json::array();
   bool all_same = true;
+  // --missing skip: a golden ACTUAL may hold only some of EXPECTED's cases (tcemu-gpu run
+  // writes the cases the GPU ran); the others are listed, not compared.
+  std::set<std::string> present;
+  const bool skip_missing = a.missing == "skip" && actual_kind(a.actual) == "golden";
+  if (skip_missing)
+    for (const Case& c : read_golden(a.actual).cases) present.insert(c.name);
+  nlohmann::json skipped = nlohmann::json::array();
+  size_t compared = 0;
   // A quantize case's codes are its main result; against a golden ACTUAL the scales and the
   // global scale are compared too, each with a report of its own.
   std::vector<Case> parts;
@@ -67,6 +76,14 @@ int run_compare(const CompareArgs& a) {
     for (const Case& p : parts) cases.push_back(&p);  // parts is complete: the pointers stay valid
   }
   for (const Case* c : cases) {
+    if (skip_missing && !present.count(c->name)) {
+      if (c->expected_name == "codes" || c->op != OpKind::quantize) {
+        skipped.push_back(c->name);
+        if (!a.quiet) std::cout << "skipped " << c->name << ": not in " << a.actual << "\n";
+      }
+      continue;
+    }
+    ++compared;
     const Array act = read_actual(a.actual, *c);
     const CompareReport r = compare(*c, act, opt);
     all_same = all_same && r.identical();
@@ -83,8 +100,14 @@ int run_compare(const CompareArgs& a) {
       write_file(path, html_report(r));
     }
   }
+  if (skip_missing && compared == 0)
+    throw InputError(a.actual + ": holds none of the cases of " + a.expected + " (nothing to compare)");
+  if (skip_missing && !skipped.empty() && !a.quiet)
+    std::cout << compared << " compared, " << skipped.size() << " case(s) of " << a.expected << " not in " << a.actual
+              << " (skipped)\n";
   if (!a.json_out.empty()) {
     nlohmann::json j = {{"expected", a.expected}, {"actual", a.actual}, {"identical", all_same}, {"cases", reports}};
+    if (skip_missing) j["skipped"] = skipped;
     if (a.json_out == "-") std::cout << j.dump(1) << "\n";
     else write_file(a.json_out, j.dump(1) + "\n");
   }
@@ -103,6 +126,11 @@ void add_compare_command(CLI::App& app, Runner& run) {
                   "the kernel's output: raw little-endian codes in the expected layout, a .npy file, or a golden .json file")
       ->required();
   cmd->add_option("--case", a->case_name, "the case ACTUAL belongs to (name or index), when EXPECTED holds several");
+  cmd->add_option("--missing", a->missing,
+                  "cases of EXPECTED that a golden ACTUAL lacks: 'error' (default) or 'skip' (list them, compare the rest; "
+                  "e.g. the output of tcemu-gpu run, which leaves out what the GPU cannot run)")
+      ->check(CLI::IsMember({"error", "skip"}))
+      ->capture_default_str();
   cmd->add_flag("--nans-equal", a->nans_equal, "treat all NaNs as equal (any payload or sign)");
   cmd->add_option("--json", a->json_out, "write a JSON report to this file ('-' = standard output)");
   cmd->add_option("--html", a->html_out, "write an HTML report with a heat map of mismatches");

@@ -105,7 +105,7 @@ std::string mma_sync_step(const InstrInfo& in, const Gemm& g, int s, const tcemu
 
 // wgmma: one warpgroup per output tile; A and B K-major in shared memory (LBO 128, SBO 256).
 std::string wgmma_step(const InstrInfo& in, const Gemm& g, int s, const tcemu::golden::MmaInputs& x, bool scale_d,
-                       std::vector<uint64_t>& acc, const Backend& be) {
+                       int imm_neg, std::vector<uint64_t>& acc, const Backend& be) {
   const int T = g.tm * g.tn, bytes = in.ab_bits / 8, rc = in.regs_c;
   std::vector<uint8_t> ai(static_cast<size_t>(T) * 2048, 0), bi(static_cast<size_t>(T) * in.n * 32, 0);
   std::vector<uint32_t> c(static_cast<size_t>(T) * 128 * rc, 0), d;
@@ -130,7 +130,7 @@ std::string wgmma_step(const InstrInfo& in, const Gemm& g, int s, const tcemu::g
             static_cast<uint32_t>(acc[static_cast<size_t>(m0 + co.row) * g.N + n0 + co.col] & mask_of(in.c_bits)) << (bit % 32);
       }
   }
-  if (std::string e = be.wgmma(in, T, ai, bi, c, scale_d, d); !e.empty()) return e;
+  if (std::string e = be.wgmma(in, T, ai, bi, c, scale_d, imm_neg, d); !e.empty()) return e;
   for (int t = 0; t < T; ++t) {
     const int m0 = (t / g.tn) * in.m, n0 = (t % g.tn) * in.n;
     for (int th = 0; th < 128; ++th)
@@ -139,6 +139,45 @@ std::string wgmma_step(const InstrInfo& in, const Gemm& g, int s, const tcemu::g
         const int bit = i * in.c_bits;
         acc[static_cast<size_t>(m0 + co.row) * g.N + n0 + co.col] =
             (d[(static_cast<size_t>(t) * 128 + th) * rc + bit / 32] >> (bit % 32)) & mask_of(in.c_bits);
+      }
+  }
+  return "";
+}
+
+// wmma: one warp per output tile; A row-major, B column-major, C/D row-major images in memory
+// (the fragments themselves are opaque: wmma.load / wmma.store place them).
+std::string wmma_step(const InstrInfo& in, const Gemm& g, int s, const tcemu::golden::MmaInputs& x,
+                      std::vector<uint64_t>& acc, const Backend& be) {
+  const int T = g.tm * g.tn, ab = in.ab_bits / 8, cb = in.c_bits / 8;
+  const WmmaImages sz = wmma_images(in);
+  std::vector<uint8_t> ai(static_cast<size_t>(T) * sz.a_stride, 0), bi(static_cast<size_t>(T) * sz.b_stride, 0),
+      ci(static_cast<size_t>(T) * sz.c_stride, 0), di;
+  auto put = [](uint8_t* p, uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+  };
+  const int k0 = s * in.k;
+  for (int t = 0; t < T; ++t) {
+    const int m0 = (t / g.tn) * in.m, n0 = (t % g.tn) * in.n;
+    uint8_t* A = &ai[static_cast<size_t>(t) * sz.a_stride];
+    uint8_t* B = &bi[static_cast<size_t>(t) * sz.b_stride];
+    uint8_t* C = &ci[static_cast<size_t>(t) * sz.c_stride];
+    for (int r = 0; r < in.m; ++r)
+      for (int k = 0; k < in.k; ++k) put(A + (r * in.k + k) * ab, x.A[static_cast<size_t>(m0 + r) * g.K + k0 + k], ab);
+    for (int n = 0; n < in.n; ++n)
+      for (int k = 0; k < in.k; ++k) put(B + (n * in.k + k) * ab, x.B[static_cast<size_t>(k0 + k) * g.N + n0 + n], ab);
+    for (int r = 0; r < in.m; ++r)
+      for (int n = 0; n < in.n; ++n) put(C + (r * in.n + n) * cb, acc[static_cast<size_t>(m0 + r) * g.N + n0 + n], cb);
+  }
+  if (std::string e = be.wmma(in, T, ai, bi, ci, di); !e.empty()) return e;
+  if (di.size() != ci.size()) return "wmma: D image of the wrong size";
+  for (int t = 0; t < T; ++t) {
+    const int m0 = (t / g.tn) * in.m, n0 = (t % g.tn) * in.n;
+    const uint8_t* D = &di[static_cast<size_t>(t) * sz.c_stride];
+    for (int r = 0; r < in.m; ++r)
+      for (int n = 0; n < in.n; ++n) {
+        uint64_t v = 0;
+        for (int i = 0; i < cb; ++i) v |= uint64_t{D[(r * in.n + n) * cb + i]} << (8 * i);
+        acc[static_cast<size_t>(m0 + r) * g.N + n0 + n] = v;
       }
   }
   return "";
@@ -167,7 +206,6 @@ std::string why_not_runnable(const Case& c, const DeviceInfo& dev) {
   const InstrInfo* in = find_instr(ptx);
   if (!in) {
     if (ptx.rfind("tcgen05", 0) == 0) return "tcgen05.mma kernels are not implemented yet";
-    if (ptx.rfind("wgmma", 0) == 0) return std::string("no kernel for ") + ptx + " (wgmma is built for N = 8 and 256)";
     return std::string("no kernel for ") + ptx;
   }
   // A case's expected results model the architecture it names: run it only on that family
@@ -188,7 +226,8 @@ std::string why_not_runnable(const Case& c, const DeviceInfo& dev) {
            std::to_string(dev.cc_minor);
   const tcemu::MmaOptions& o = c.mma.options;
   if (o.promote_every != 0) return "promote_every is a kernel's software loop, not one instruction";
-  if (o.negate_a || o.negate_b) return "imm-scale-a/b = -1 is not built (only +1)";
+  if ((o.negate_a || o.negate_b) && !(in->wgmma && in->acc != 'I'))
+    return "negation (imm-scale -1) exists only in floating-point wgmma";
   if (o.scale_input_d >= 0) return "scale_input_d is tcgen05's";
   if (c.mma.tile_m != in->m || c.mma.tile_n != in->n) return "tile differs from the instruction's shape";
   return "";
@@ -225,8 +264,10 @@ std::optional<Array> run_case(const Case& c, std::string& err, const Backend& be
   std::vector<uint64_t> acc = x.C;
   if (!c.mma.options.scale_d && !in->wgmma) acc.assign(acc.size(), 0);
   for (int s = 0; s < g.steps; ++s) {
-    const std::string e = in->wgmma ? wgmma_step(*in, g, s, x, s > 0 || c.mma.options.scale_d, acc, be)
-                                    : mma_sync_step(*in, g, s, x, acc, be);
+    const int neg = (c.mma.options.negate_a ? 1 : 0) | (c.mma.options.negate_b ? 2 : 0);
+    const std::string e = in->wgmma  ? wgmma_step(*in, g, s, x, s > 0 || c.mma.options.scale_d, neg, acc, be)
+                          : in->wmma ? wmma_step(*in, g, s, x, acc, be)
+                                     : mma_sync_step(*in, g, s, x, acc, be);
     if (!e.empty()) {
       err = e;
       return std::nullopt;

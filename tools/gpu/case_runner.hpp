@@ -27,8 +27,11 @@ struct Backend {
                             std::vector<uint32_t>&)>
       mma_sync = run_mma_sync;
   std::function<std::string(const InstrInfo&, int, const std::vector<uint8_t>&, const std::vector<uint8_t>&,
-                            const std::vector<uint32_t>&, bool, std::vector<uint32_t>&)>
+                            const std::vector<uint32_t>&, bool, int, std::vector<uint32_t>&)>
       wgmma = run_wgmma;
+  std::function<std::string(const InstrInfo&, int, const std::vector<uint8_t>&, const std::vector<uint8_t>&,
+                            const std::vector<uint8_t>&, std::vector<uint8_t>&)>
+      wmma = run_wmma;
   std::function<std::string(const std::string&, const std::vector<uint64_t>&, const std::vector<uint64_t>&,
                             std::vector<uint64_t>&)>
       cvt = run_cvt;

@@ -10,7 +10,8 @@
 #   1. the committed golden sets (golden/sets/*.json): every case the GPU runs, compared bit
 #      for bit with the emulator's expected results;
 #   2. RANDOM_TILES (default 100000) random instruction tiles per supported instruction,
-#      spread over all distributions (wgmma: as many dot products, in fewer, larger tiles);
+#      spread over all distributions (wgmma: as many dot products, in fewer, larger tiles;
+#      wgmma N = 8 and 256, the other 30 N with RANDOM_TILES_WGMMA_N, default 2000, each);
 #   3. the directed probes of NUMERICS.md §5 (tcemu-gpu probe): measured L, F, rounding,
 #      e_zero, C entry, subnormals and specials next to the catalog's values;
 #   4. every PTX cvt variant (cvt_check: exhaustive for sources of 16 bits or less, f32 sweeps
@@ -29,7 +30,7 @@
 #
 # Environment: NVCC, CXX, JSON_INCLUDE (folder holding nlohmann/json.hpp; default: the first of
 # /usr/include, /usr/local/include, third_party/include, build-deps/include that has it),
-# RANDOM_TILES, CVT_BUDGET, JOBS (parallel compiles, default nproc), KEEP_RANDOM.
+# RANDOM_TILES, RANDOM_TILES_WGMMA_N, CVT_BUDGET, JOBS (parallel compiles, default nproc), KEEP_RANDOM.
 # Exit status: 0 all matched; 1 a difference or a failed step; 2 bad usage or build failure;
 # 77 no usable GPU.
 set -u
@@ -56,6 +57,7 @@ CXX=${CXX:-g++}
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 JOBS=${JOBS:-$(nproc)}
 RANDOM_TILES=${RANDOM_TILES:-100000}
+RANDOM_TILES_WGMMA_N=${RANDOM_TILES_WGMMA_N:-2000}
 CVT_BUDGET=${CVT_BUDGET:-120}
 if [ -z "${JSON_INCLUDE:-}" ]; then
   for d in /usr/include /usr/local/include third_party/include build-deps/include; do
@@ -126,7 +128,22 @@ COMMIT_DIR=${COMMIT_DIR:-golden/hw/$SLUG}
 stamp "GPU $GPU_NAME ($ARCH); output $OUT; measured sets to $COMMIT_DIR"
 
 stamp "build: host sources (g++ -j$JOBS), mma_device.cu and cvt_check.cu (nvcc, $ARCH) in parallel"
-( "$NVCC" -std=c++20 -O2 -gencode=arch=$GEN,code=${ARCH} -Itools/gpu -Iemulator/include -c tools/gpu/mma_device.cu \
+# The wgmma kernels (tools/gpu/gen/wgmma_part*.cu, sm_90a only) compile in parallel; other
+# GPUs build mma_device.cu without them (TCEMU_GPU_NO_WGMMA).
+DEV_OBJS=("$BUILD/mma_device.o")
+WG_PIDS=()
+NO_WG=-DTCEMU_GPU_NO_WGMMA
+if [ "$ARCH" = sm_90a ]; then
+  NO_WG=
+  for part in tools/gpu/gen/wgmma_part*.cu; do
+    o="$BUILD/$(basename "$part" .cu).o"
+    DEV_OBJS+=("$o")
+    ( "$NVCC" -std=c++20 -O2 -gencode=arch=compute_90a,code=sm_90a -Itools/gpu -c "$part" -o "$o" \
+        >"$o.log" 2>&1 || { cat "$o.log"; exit 1; } ) &
+    WG_PIDS+=($!)
+  done
+fi
+( "$NVCC" -std=c++20 -O2 -gencode=arch=$GEN,code=${ARCH} $NO_WG -Itools/gpu -Iemulator/include -c tools/gpu/mma_device.cu \
     -o "$BUILD/mma_device.o" >"$BUILD/mma_device.log" 2>&1 ) &
 DEV_PID=$!
 CVT_BUILD=1
@@ -137,7 +154,8 @@ if [ "$ARCH" = sm_90a ]; then
 fi
 build_host || { tail -30 "$LOG"; return 2; }
 wait "$DEV_PID" || { cat "$BUILD/mma_device.log"; return 2; }
-"$NVCC" -gencode=arch=$GEN,code=$ARCH "$BUILD"/obj/*.o "$BUILD/mma_device.o" -lpthread -o "$BUILD/tcemu-gpu" >>"$LOG" 2>&1 || { tail -30 "$LOG"; return 2; }
+for p in "${WG_PIDS[@]}"; do wait "$p" || return 2; done
+"$NVCC" -gencode=arch=$GEN,code=$ARCH "$BUILD"/obj/*.o "${DEV_OBJS[@]}" -lpthread -o "$BUILD/tcemu-gpu" >>"$LOG" 2>&1 || { tail -30 "$LOG"; return 2; }
 if [ "$ARCH" = sm_90a ]; then
   wait "$CVT_PID" && "$NVCC" -gencode=arch=compute_90a,code=sm_90a "$BUILD/cvt_check.o" \
     $(ls "$BUILD"/obj/emulator_src_*.o) -o "$BUILD/cvt_check" >>"$LOG" 2>&1 && CVT_BUILD=0
@@ -152,15 +170,22 @@ timeout 240 "$BUILD/tcemu-gpu" run $SETS -o "$OUT/committed_measured.json" \
 rc=$?; tail -1 "$OUT/committed.txt"; [ $rc = 0 ] || FAIL=1
 "$BUILD/tcemu-gpu" run $SETS --report "$OUT/committed.json" > /dev/null 2>&1
 
-stamp "2. random: $RANDOM_TILES tiles per instruction"
+stamp "2. random: $RANDOM_TILES tiles per instruction (wgmma: N = 8 and 256)"
 RANDOM_OUT=()
 [ "${KEEP_RANDOM:-0}" = 1 ] && RANDOM_OUT=(-o "$OUT/random_measured.json")
-timeout 300 "$BUILD/tcemu-gpu" random --tiles "$RANDOM_TILES" "${RANDOM_OUT[@]}" --report "$OUT/random.json" \
+timeout 300 "$BUILD/tcemu-gpu" random --tiles "$RANDOM_TILES" --wgmma-n 8,256 "${RANDOM_OUT[@]}" --report "$OUT/random.json" \
   > "$OUT/random.txt" 2>&1
 rc=$?; grep -v "^  ok" "$OUT/random.txt" | tail -20; [ $rc = 0 ] || FAIL=1
+if [ "$ARCH" = sm_90a ]; then
+  # The other 30 wgmma N of every type: the same datapath per D element, fewer tiles each.
+  stamp "2b. random: $RANDOM_TILES_WGMMA_N tiles per wgmma instruction of the other N"
+  timeout 150 "$BUILD/tcemu-gpu" random --tiles "$RANDOM_TILES_WGMMA_N" --only wgmma --wgmma-n '!8,256' \
+    --report "$OUT/random_wgmma_n.json" > "$OUT/random_wgmma_n.txt" 2>&1
+  rc=$?; grep -v "^  ok" "$OUT/random_wgmma_n.txt" | tail -20; [ $rc = 0 ] || FAIL=1
+fi
 
-stamp "3. probes"
-timeout 180 "$BUILD/tcemu-gpu" probe --json "$OUT/probes.json" > "$OUT/probes.txt" 2>&1
+stamp "3. probes (wgmma: N = 8 and 256)"
+timeout 180 "$BUILD/tcemu-gpu" probe --wgmma-n 8,256 --json "$OUT/probes.json" > "$OUT/probes.txt" 2>&1
 rc=$?; grep -B3 DIFFERS "$OUT/probes.txt" | head -40; tail -1 "$OUT/probes.txt"
 
 stamp "4. cvt variants (budget $CVT_BUDGET s)"
@@ -182,6 +207,10 @@ stamp "report"
   echo "## 1. Committed golden sets"; echo; sed 1,2d "$OUT/committed.md"; echo
   echo "## 2. Random cases ($RANDOM_TILES tiles per instruction)"; echo; echo '```'; tail -1 "$OUT/random.txt"
   grep -v "^  ok" "$OUT/random.txt" | grep "DIFF\|ERROR" | head -100; echo '```'; echo
+  if [ -f "$OUT/random_wgmma_n.txt" ]; then
+    echo "### wgmma, the other N ($RANDOM_TILES_WGMMA_N tiles each)"; echo; echo '```'; tail -1 "$OUT/random_wgmma_n.txt"
+    grep -v "^  ok" "$OUT/random_wgmma_n.txt" | grep "DIFF\|ERROR" | head -100; echo '```'; echo
+  fi
   echo "## 3. Probes (measured vs catalog)"; echo; echo '```'; cat "$OUT/probes.txt"; echo '```'; echo
   echo "## 4. PTX cvt"; echo; echo '```'; head -120 "$OUT/cvt/cvt_report.txt" 2>/dev/null || echo "not run"; echo '```'
 } > "$OUT/crossval.md"
@@ -189,6 +218,7 @@ stamp "report"
   printf '{"gpu": "%s", "arch": "%s", "date": "%s",\n "committed": ' "$GPU_NAME" "$ARCH" "$(date -u +%FT%TZ)"
   cat "$OUT/committed.json" 2>/dev/null || printf 'null'
   printf ',\n "random": '; cat "$OUT/random.json" 2>/dev/null || printf 'null'
+  printf ',\n "random_wgmma_other_n": '; cat "$OUT/random_wgmma_n.json" 2>/dev/null || printf 'null'
   printf ',\n "probes": '; cat "$OUT/probes.json" 2>/dev/null || printf 'null'
   printf ',\n "cvt_report": "cvt/cvt_report.txt"}\n'
 } > "$OUT/crossval.json"

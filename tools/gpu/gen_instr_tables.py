@@ -4,17 +4,33 @@
     tcemu instr list | python3 tools/gpu/gen_instr_tables.py tools/gpu/gen
 
 writes gen/mma_instrs.inc (one X-macro row per instruction: data only, read by host and device
-code) and gen/mma_kernels.cuh (one inline-assembly body per instruction, each compiled only for
-the architectures where it exists). Rerun it when the catalog gains mma.sync or wgmma entries;
-the output is committed so that a build needs neither Python nor a built `tcemu`.
+code), gen/mma_kernels.cuh (one inline-assembly body per mma.sync and wmma instruction, each
+compiled only for the architectures where it exists) and gen/wgmma_part<i>.cu (the wgmma
+kernels, sm_90a only, split into WGMMA_PARTS translation units that build in parallel; each
+instruction in four imm-scale-a/b variants where the type has them) with gen/wgmma_parts.inc
+(the launcher lookup). Rerun it when the catalog gains mma.sync, wmma or wgmma entries; the
+output is committed so that a build needs neither Python nor a built `tcemu`.
 
 Operand register counts follow the PTX ISA fragment tables (9.7.14.5.x, 9.7.15.5.1.1); the
-same numbers come out of tools/gpu/fragment_layout.hpp (tested in tests/gpu).
+same numbers come out of tools/gpu/fragment_layout.hpp (tested in tests/gpu). wmma fragments
+are opaque: their register counts (WMMA_REGS) are those of the PTX ISA's wmma.load /
+wmma.mma descriptions (9.7.13.4-5), the same as nvcc 13.0 emits for <mma.h>'s fragments.
 """
 import re
 import sys
 
-WGMMA_N = (8, 256)  # N of the wgmma instances built (the committed golden sets use N = 8)
+WGMMA_PARTS = 8  # translation units the wgmma kernels are spread over
+
+# wmma fragments (9.7.13.4, wmma.load: "fragment" sizes; checked against the PTX that nvcc 13.0
+# emits for <mma.h>): (shape, A/B type) -> (A registers, B registers); C/D: f32 and s32 8
+# registers, f16 4 (f16x2).
+WMMA_REGS = {
+    ("m16n16k16", "f16"): (8, 8), ("m32n8k16", "f16"): (8, 8), ("m8n32k16", "f16"): (8, 8),
+    ("m16n16k16", "bf16"): (4, 4), ("m32n8k16", "bf16"): (8, 2), ("m8n32k16", "bf16"): (2, 8),
+    ("m16n16k8", "tf32"): (4, 4),
+    ("m16n16k16", "s8"): (2, 2), ("m16n16k16", "u8"): (2, 2),
+    ("m32n8k16", "s8"): (4, 1), ("m32n8k16", "u8"): (4, 1), ("m8n32k16", "s8"): (1, 4), ("m8n32k16", "u8"): (1, 4),
+}
 
 # Catalog spellings that ptxas of CUDA 13.0 rejects for the architecture (so no kernel is built;
 # tcemu-gpu skips their cases saying so). Found by compiling every generated kernel.
@@ -41,7 +57,7 @@ def arch_bit(arch):
 def parse(lines):
     """Spellings -> mask of the built targets whose catalog lists them (sm_90/sm_90a -> sm_90a,
     sm_100* -> sm_100a, sm_120* -> sm_120a); spellings of no built target are left out."""
-    mma, wg = {}, {}
+    mma, wg, wm = {}, {}, {}
     for line in lines:
         f = line.rstrip("\n").split("\t")
         if len(f) < 2 or f[0] == "arch":
@@ -52,10 +68,11 @@ def parse(lines):
         if ptx.startswith("mma.sync.aligned."):
             mma[ptx] = mma.get(ptx, 0) | arch_bit(arch)
         elif ptx.startswith("wgmma.mma_async"):
-            m = re.search(r"\.m64n(\d+)k", ptx)
-            if m and int(m.group(1)) in WGMMA_N:
-                wg[ptx] = wg.get(ptx, 0) | arch_bit(arch)
-    return {p: m for p, m in mma.items() if m}, {p: m for p, m in wg.items() if m}
+            wg[ptx] = wg.get(ptx, 0) | arch_bit(arch)
+        elif ptx.startswith("wmma.mma.sync"):
+            wm[ptx] = wm.get(ptx, 0) | arch_bit(arch)
+    keep = lambda d: {p: m for p, m in d.items() if m}
+    return keep(mma), keep(wg), keep(wm)
 
 
 def mma_row(ptx, mask):
@@ -99,7 +116,27 @@ def wg_row(ptx, mask):
     cls = "INT" if acc == "I" else ("FULL" if at in ("f16", "bf16") else "AB")
     return dict(ptx=ptx, m=m, n=n, k=k, at=at, bt=bt, dt=dt, acc=acc, ab_bits=BITS[at], a_code=CODE_BITS[at],
                 b_code=CODE_BITS[bt], c_bits=c_bits, ra=0, rb=0, rc=n * c_bits // 32 // 2, scale_vec=0, stype="",
-                mask=mask, wgmma=True, kind=cls)
+                mask=mask, wgmma=True, wmma=False, kind=cls)
+
+
+def wm_row(ptx, mask):
+    # wmma.mma.sync.aligned.row.col.<shape>.<dtype>.<ctype> (f16 inputs) or
+    # .<shape>.<dtype>.<atype>.<btype>.<ctype>[.satfinite] (9.7.13.5)
+    toks = ptx.split(".")
+    shape = next(t for t in toks if re.fullmatch(r"m\d+n\d+k\d+", t))
+    m, n, k = map(int, re.findall(r"\d+", shape))
+    types = [t for t in toks[toks.index(shape) + 1:] if t != "satfinite"]
+    if len(types) == 2:
+        dt, ct = types
+        at = bt = "f16"
+    else:
+        dt, at, bt, ct = types
+    acc = {"f32": "F", "f16": "H", "s32": "I"}[dt]
+    c_bits = 16 if dt == "f16" else 32
+    ra, rb = WMMA_REGS[(shape, at)]
+    return dict(ptx=ptx, m=m, n=n, k=k, at=at, bt=bt, dt=dt, ct=ct, acc=acc, ab_bits=BITS[at], a_code=CODE_BITS[at],
+                b_code=CODE_BITS[bt], c_bits=c_bits, ra=ra, rb=rb, rc=(4 if c_bits == 16 else 8), scale_vec=0,
+                stype="", mask=mask, wgmma=False, wmma=True, kind="", shape=shape)
 
 
 def asm_mma(i, r):
@@ -137,58 +174,147 @@ def asm_mma(i, r):
     return "\n".join(body)
 
 
-def asm_wg(i, r):
-    n = r["rc"]
-    f = r["acc"] == "F"
-    dl = ",".join("%%%d" % j for j in range(n))
-    outs = ", ".join(('"+f"(d%d)' % j) if f else ('"+r"(d[%d])' % j) for j in range(n))
-    imm = {"FULL": ", p, 1, 1, 0, 0", "AB": ", p, 1, 1", "INT": ", p"}[r["kind"]]
-    text = ('{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n%s {%s}, %%%d, %%%d%s;\\n}\\n' %
-            (n + 2, r["ptx"], dl, n, n + 1, imm))
-    body = []
-    if f:
-        body.append("  float %s;" % ", ".join("d%d = __uint_as_float(d[%d])" % (j, j) for j in range(n)))
-    body.append('  asm volatile("%s"\n               : %s\n               : "l"(da), "l"(db), "r"(scale_d));' % (text, outs))
-    if f:
-        body.append("  " + " ".join("d[%d] = __float_as_uint(d%d);" % (j, j) for j in range(n)))
-    return "\n".join(body)
+def asm_wmma(i, r):
+    """wmma: the fragments are opaque, so the instruction runs between wmma.load (A row-major
+    with leading dimension K, B column-major with K, C row-major with N) and wmma.store.d
+    (row-major, N), all through generic addresses; registers are declared inside the block."""
+    sh = r["shape"]
+    ra, rb, rc = r["ra"], r["rb"], r["rc"]
+    creg = ".f32" if r["dt"] == "f32" else ".b32"
+    rl = lambda p, n: ",".join("%s%d" % (p, j) for j in range(n))
+    lines = [
+        "{",
+        ".reg .b32 a<%d>, b<%d>;" % (ra, rb),
+        ".reg %s c<%d>, d<%d>;" % (creg, rc, rc),
+        "wmma.load.a.sync.aligned.row.%s.%s {%s}, [%%0], %%4;" % (sh, r["at"], rl("a", ra)),
+        "wmma.load.b.sync.aligned.col.%s.%s {%s}, [%%1], %%4;" % (sh, r["bt"], rl("b", rb)),
+        "wmma.load.c.sync.aligned.row.%s.%s {%s}, [%%2], %%5;" % (sh, r["ct"], rl("c", rc)),
+        "%s {%s}, {%s}, {%s}, {%s};" % (r["ptx"], rl("d", rc), rl("a", ra), rl("b", rb), rl("c", rc)),
+        "wmma.store.d.sync.aligned.row.%s.%s [%%3], {%s}, %%5;" % (sh, r["dt"], rl("d", rc)),
+        "}",
+    ]
+    text = "\\n".join(lines) + "\\n"
+    return ('  asm volatile("%s"\n               :\n               : "l"(a), "l"(b), "l"(c), "l"(d), "r"(%d), "r"(%d)\n'
+            '               : "memory");' % (text, r["k"], r["n"]))
 
 
+NEG_IMM = {0: (1, 1), 1: (-1, 1), 2: (1, -1), 3: (-1, -1)}  # bit 0: A negated, bit 1: B
+
+
+def wg_imm(r, neg):
+    sa, sb = NEG_IMM[neg]
+    return {"FULL": ", p, %d, %d, 0, 0" % (sa, sb), "AB": ", p, %d, %d" % (sa, sb), "INT": ", p"}[r["kind"]]
+
+
+def write_wgmma_regs(fh, rcs):
+    """Per accumulator register count: the operand list of the asm text (D registers, then the
+    two descriptors) and the predicate's operand, and the output constraints (f32 or b32)."""
+    for rc in sorted(rcs):
+        fh.write('#define TCEMU_WG_OPERANDS_%d "{%s}, %%%d, %%%d"\n' % (rc, ",".join("%%%d" % j for j in range(rc)), rc, rc + 1))
+        fh.write('#define TCEMU_WG_PRED_%d "%%%d"\n' % (rc, rc + 2))
+        fh.write("#define TCEMU_WG_OUT_F_%d %s\n" % (rc, ", ".join('"+f"(f[%d])' % j for j in range(rc))))
+        fh.write("#define TCEMU_WG_OUT_R_%d %s\n" % (rc, ", ".join('"+r"(d[%d])' % j for j in range(rc))))
+
+
+def wg_variants(r):
+    """imm-scale-a/b combinations built: all four for floating types, (1, 1) for integers."""
+    return (0,) if r["kind"] == "INT" else (0, 1, 2, 3)
+
+
+def write_wgmma_parts(out, hdr, rows):
+    wg = [(i, r) for i, r in enumerate(rows) if r["wgmma"]]
+    # Balance the parts by the work ptxas does: registers times variants.
+    load = [0] * WGMMA_PARTS
+    parts = [[] for _ in range(WGMMA_PARTS)]
+    for i, r in sorted(wg, key=lambda ir: -ir[1]["rc"] * len(wg_variants(ir[1]))):
+        p = load.index(min(load))
+        parts[p].append((i, r))
+        load[p] += r["rc"] * len(wg_variants(r)) + 8
+    for p, items in enumerate(parts):
+        items.sort()
+        with open("%s/wgmma_part%d.cu" % (out, p), "w") as fh:
+            fh.write(hdr)
+            fh.write("// wgmma kernels, part %d of %d (sm_90a only; see tools/gpu/wgmma_kernel.cuh).\n" % (p, WGMMA_PARTS))
+            fh.write('#include "../wgmma_kernel.cuh"\n#include "wgmma_regs.cuh"\n\nnamespace tcemu_gpu::wgmma_gen {\n\n')
+            fh.write("// TCEMU_WG_OP(id, imm-scale variant, register count, F (f32) or R (b32) accumulator,\n"
+                     "//             instruction, immediate operands): wgmma_kernel.cuh\n")
+            for i, r in items:
+                for neg in wg_variants(r):
+                    fh.write('TCEMU_WG_OP(%d, %d, %d, %s, "%s", "%s")\n' % (
+                        i, neg, r["rc"], "F" if r["acc"] == "F" else "R", r["ptx"], wg_imm(r, neg)))
+            fh.write("\nWgLaunch part%d_launcher(int id, int neg) {\n  switch (id) {\n" % p)
+            for i, r in items:
+                if len(wg_variants(r)) == 4:
+                    fh.write("    case %d: return pick<%d, %d, %d, true>(neg);\n" % (i, i, r["n"], r["rc"]))
+                else:
+                    fh.write("    case %d: return pick<%d, %d, %d, false>(neg);\n" % (i, i, r["n"], r["rc"]))
+            fh.write("  }\n  return nullptr;\n}\n\n}  // namespace tcemu_gpu::wgmma_gen\n")
+    with open(out + "/wgmma_regs.cuh", "w") as fh:
+        fh.write(hdr)
+        fh.write("// Operand lists of the wgmma asm statements by accumulator register count.\n#pragma once\n")
+        write_wgmma_regs(fh, {r["rc"] for _, r in wg})
+    with open(out + "/wgmma_parts.inc", "w") as fh:
+        fh.write(hdr)
+        fh.write("// The wgmma launcher of an instruction id and imm-scale variant (bit 0: imm-scale-a = -1,\n"
+                 "// bit 1: imm-scale-b = -1), from the parts gen/wgmma_part<i>.cu; nullptr when not built\n"
+                 "// (TCEMU_GPU_NO_WGMMA: a build for a GPU other than sm_90a leaves the parts out).\n#pragma once\n\n")
+        fh.write("namespace tcemu_gpu::wgmma_gen {\n#ifndef TCEMU_GPU_NO_WGMMA\n")
+        for p in range(WGMMA_PARTS):
+            fh.write("WgLaunch part%d_launcher(int id, int neg);\n" % p)
+        fh.write("inline WgLaunch launcher(int id, int neg) {\n  WgLaunch f = nullptr;\n")
+        for p in range(WGMMA_PARTS):
+            fh.write("  if (!f) f = part%d_launcher(id, neg);\n" % p)
+        fh.write("  return f;\n}\n#else\ninline WgLaunch launcher(int, int) { return nullptr; }\n#endif\n"
+                 "}  // namespace tcemu_gpu::wgmma_gen\n")
 
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "tools/gpu/gen"
-    mma, wg = parse(sys.stdin)
+    mma, wg, wm = parse(sys.stdin)
     rows = [mma_row(p, m) for p, m in sorted(mma.items(), key=lambda kv: (-kv[1], kv[0]))]
-    rows += [wg_row(p, m) for p, m in sorted(wg.items())]
+    for r in rows:
+        r["wmma"] = False
+    rows += [wm_row(p, m) for p, m in sorted(wm.items())]
+    rows += [wg_row(p, m) for p, m in sorted(wg.items(), key=lambda kv: wg_key(kv[0]))]
     hdr = "// Generated by tools/gpu/gen_instr_tables.py from `tcemu instr list`; do not edit.\n"
     with open(out + "/mma_instrs.inc", "w") as fh:
         fh.write(hdr)
         fh.write("// X(id, ptx, wgmma, arch_mask, M, N, K, atype, btype, dtype, acc, ab_bits, a_code_bits, "
-                 "b_code_bits, c_bits, regs_a, regs_b, regs_c, scale_vec, stype)\n")
+                 "b_code_bits, c_bits, regs_a, regs_b, regs_c, scale_vec, stype, wmma)\n")
         fh.write("// arch_mask: 1 sm_90a, 2 sm_100a, 4 sm_120a. ab_bits: bits of one element in the registers\n"
-                 "// (FP6/FP4 of kind::f8f6f4 in 8-bit containers); code bits: the element's own width.\n")
+                 "// (FP6/FP4 of kind::f8f6f4 in 8-bit containers); code bits: the element's own width.\n"
+                 "// wmma: regs_a/b/c are the opaque fragments' registers (wmma.load).\n")
         fh.write("#define TCEMU_GPU_MMA_INSTRS(X) \\\n")
         for i, r in enumerate(rows):
-            fh.write('  X(%d, "%s", %s, %d, %d, %d, %d, "%s", "%s", "%s", \'%s\', %d, %d, %d, %d, %d, %d, %d, %d, "%s") \\\n' % (
+            fh.write('  X(%d, "%s", %s, %d, %d, %d, %d, "%s", "%s", "%s", \'%s\', %d, %d, %d, %d, %d, %d, %d, %d, "%s", %s) \\\n' % (
                 i, r["ptx"], "true" if r["wgmma"] else "false", r["mask"], r["m"], r["n"], r["k"], r["at"], r["bt"],
                 r["dt"], r["acc"], r["ab_bits"], r["a_code"], r["b_code"], r["c_bits"], r["ra"], r["rb"], r["rc"],
-                r["scale_vec"], r["stype"]))
+                r["scale_vec"], r["stype"], "true" if r["wmma"] else "false"))
         fh.write("\n#define TCEMU_GPU_MMA_COUNT %d\n" % len(rows))
     with open(out + "/mma_kernels.cuh", "w") as fh:
         fh.write(hdr)
-        fh.write("// One device function per instruction of mma_instrs.inc; the guard macros are defined in\n"
-                 "// tools/gpu/mma_device.cu from the architecture being compiled.\n#pragma once\n\n")
+        fh.write("// One device function per mma.sync and wmma instruction of mma_instrs.inc (wgmma: the\n"
+                 "// gen/wgmma_part<i>.cu files); the guard macros are defined in tools/gpu/mma_device.cu from\n"
+                 "// the architecture being compiled.\n#pragma once\n\n")
         for i, r in enumerate(rows):
             guard = "(TCEMU_GPU_ARCH_BIT & %d)" % r["mask"]
             if r["wgmma"]:
-                fh.write("template <> __device__ void wg_op<%d>(uint64_t da, uint64_t db, uint32_t* d, int scale_d) {\n" % i)
-                fh.write("#if %s\n%s\n#else\n  (void)da; (void)db; (void)d; (void)scale_d;\n#endif\n}\n" % (guard, asm_wg(i, r)))
+                continue
+            if r["wmma"]:
+                fh.write("template <> __device__ void wmma_op<%d>(const void* a, const void* b, const void* c, void* d) {\n" % i)
+                fh.write("#if %s\n%s\n#else\n  (void)a; (void)b; (void)c; (void)d;\n#endif\n}\n" % (guard, asm_wmma(i, r)))
             else:
                 fh.write("template <> __device__ void mma_op<%d>(const uint32_t* a, const uint32_t* b, const uint32_t* c, "
                          "uint32_t* d, uint32_t sa, uint32_t sb) {\n" % i)
                 fh.write("#if %s\n%s\n%s#else\n  (void)a; (void)b; (void)c; (void)d; (void)sa; (void)sb;\n#endif\n}\n" % (
                     guard, asm_mma(i, r), "" if r["scale_vec"] else "  (void)sa; (void)sb;\n"))
+    write_wgmma_parts(out, hdr, rows)
+
+
+def wg_key(ptx):
+    """wgmma rows ordered by types, then N (numerically)."""
+    n = int(re.search(r"\.m64n(\d+)k", ptx).group(1))
+    return (re.sub(r"\.m64n\d+k", ".m64nXk", ptx), n)
 
 
 if __name__ == "__main__":

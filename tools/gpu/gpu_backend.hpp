@@ -27,6 +27,7 @@ struct InstrInfo {
   int regs_a, regs_b, regs_c;  // 32-bit registers per thread (wgmma: only C/D)
   int scale_vec;        // block-scaled mma.sync: scales per row/column; 0 otherwise
   const char* stype;
+  bool wmma;            // wmma.mma (opaque fragments through wmma.load / wmma.store)
 };
 const std::vector<InstrInfo>& instructions();
 const InstrInfo* find_instr(const std::string& ptx);  // exact spelling; nullptr when absent
@@ -46,14 +47,25 @@ DeviceInfo query_device();
 // ([(tile*32 + lane)*4 + r]), 32 lanes x 8 registers of C and D ([(tile*32 + lane)*8 + r]: the
 // f32 accumulator of m8n8k4 has 8), and 32 scale-a / scale-b registers.
 // wgmma: per tile a shared-memory image of A (64 x K, 2048 bytes) and of B (N x K, N*32 bytes),
-// both K-major without swizzle (LBO 128, SBO 256), and 128 threads x regs_c registers of C.
+// both K-major without swizzle (LBO 128, SBO 256), and 128 threads x regs_c registers of C;
+// `imm_neg` bit 0 runs the instruction with imm-scale-a = -1, bit 1 with imm-scale-b = -1.
 // Returns "" on success, else what failed.
 std::string run_mma_sync(const InstrInfo& in, int tiles, const std::vector<uint32_t>& a, const std::vector<uint32_t>& b,
                          const std::vector<uint32_t>& c, const std::vector<uint32_t>& sa,
                          const std::vector<uint32_t>& sb, std::vector<uint32_t>& d);
 std::string run_wgmma(const InstrInfo& in, int tiles, const std::vector<uint8_t>& a_img,
-                      const std::vector<uint8_t>& b_img, const std::vector<uint32_t>& c, bool scale_d,
+                      const std::vector<uint8_t>& b_img, const std::vector<uint32_t>& c, bool scale_d, int imm_neg,
                       std::vector<uint32_t>& d);
+
+// wmma: per tile, images of A (row-major M x K), B (column-major: element (k, n) at n*K + k),
+// C and D (row-major M x N), elements in their containers (tf32 in 32 bits), little-endian,
+// each tile's image `*_stride` bytes after the previous one (256-byte aligned).
+struct WmmaImages {
+  uint32_t a_stride, b_stride, c_stride;
+};
+WmmaImages wmma_images(const InstrInfo& in);
+std::string run_wmma(const InstrInfo& in, int tiles, const std::vector<uint8_t>& a_img, const std::vector<uint8_t>& b_img,
+                     const std::vector<uint8_t>& c_img, std::vector<uint8_t>& d_img);
 
 // PTX cvt (the sm_90a variants of cvt_variants.cuh): element i of the result from registers
 // a[i], b[i] (b only for the two-source forms).

@@ -16,7 +16,11 @@ std::string run_mma_sync(const InstrInfo&, int, const std::vector<uint32_t>&, co
   return "built without CUDA";
 }
 std::string run_wgmma(const InstrInfo&, int, const std::vector<uint8_t>&, const std::vector<uint8_t>&,
-                      const std::vector<uint32_t>&, bool, std::vector<uint32_t>&) {
+                      const std::vector<uint32_t>&, bool, int, std::vector<uint32_t>&) {
+  return "built without CUDA";
+}
+std::string run_wmma(const InstrInfo&, int, const std::vector<uint8_t>&, const std::vector<uint8_t>&,
+                     const std::vector<uint8_t>&, std::vector<uint8_t>&) {
   return "built without CUDA";
 }
 std::string run_cvt(const std::string&, const std::vector<uint64_t>&, const std::vector<uint64_t>&,

@@ -11,8 +11,8 @@ namespace tcemu_gpu {
 
 const std::vector<InstrInfo>& instructions() {
   static const std::vector<InstrInfo> v = {
-#define TCEMU_GPU_ROW(ID, PTX, WG, MASK, M, N, K, AT, BT, DT, ACC, ABB, AC, BC, CB, RA, RB, RC, SV, ST) \
-  {ID, PTX, WG, MASK, M, N, K, AT, BT, DT, ACC, ABB, AC, BC, CB, RA, RB, RC, SV, ST},
+#define TCEMU_GPU_ROW(ID, PTX, WG, MASK, M, N, K, AT, BT, DT, ACC, ABB, AC, BC, CB, RA, RB, RC, SV, ST, WM) \
+  {ID, PTX, WG, MASK, M, N, K, AT, BT, DT, ACC, ABB, AC, BC, CB, RA, RB, RC, SV, ST, WM},
       TCEMU_GPU_MMA_INSTRS(TCEMU_GPU_ROW)
 #undef TCEMU_GPU_ROW
   };
@@ -23,6 +23,12 @@ const InstrInfo* find_instr(const std::string& ptx) {
   for (const InstrInfo& i : instructions())
     if (ptx == i.ptx) return &i;
   return nullptr;
+}
+
+WmmaImages wmma_images(const InstrInfo& in) {
+  auto round = [](uint32_t bytes) { return (bytes + 255) / 256 * 256; };
+  return {round(static_cast<uint32_t>(in.m * in.k * in.ab_bits / 8)), round(static_cast<uint32_t>(in.k * in.n * in.ab_bits / 8)),
+          round(static_cast<uint32_t>(in.m * in.n * in.c_bits / 8))};
 }
 
 int DeviceInfo::arch_bit() const {

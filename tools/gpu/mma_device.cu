@@ -1,5 +1,6 @@
-// Device side of tcemu-gpu: one kernel per instruction of gen/mma_instrs.inc (mma.sync, wgmma)
-// and per cvt variant of cvt_variants.cuh, each executing the instruction exactly as spelled,
+// Device side of tcemu-gpu: one kernel per instruction of gen/mma_instrs.inc (mma.sync, wmma;
+// the wgmma kernels are in gen/wgmma_part<i>.cu, sm_90a only) and per cvt variant of
+// cvt_variants.cuh, each executing the instruction exactly as spelled,
 // once per tile, on operands the host has already placed in registers / shared memory
 // (fragment_layout.hpp). Built for sm_90a, sm_100a and sm_120a; an instruction's body is
 // compiled only where it exists (guards below), elsewhere it is empty and the host never
@@ -16,6 +17,8 @@
 #include "fragment_layout.hpp"
 #include "gen/mma_instrs.inc"
 #include "gpu_backend.hpp"
+#include "wgmma_kernel.cuh"
+#include "gen/wgmma_parts.inc"
 
 // The target being compiled, as the arch_mask bit of gen/mma_instrs.inc: nvcc sets the
 // arch-specific feature macros for the `a` targets (compute_90a, compute_100a, compute_120a).
@@ -38,11 +41,11 @@ namespace {
 template <int ID>
 __device__ void mma_op(const uint32_t* a, const uint32_t* b, const uint32_t* c, uint32_t* d, uint32_t sa, uint32_t sb);
 template <int ID>
-__device__ void wg_op(uint64_t da, uint64_t db, uint32_t* d, int scale_d);
+__device__ void wmma_op(const void* a, const void* b, const void* c, void* d);
 
 #include "gen/mma_kernels.cuh"
 
-// mma_op<ID> is instantiated only for mma.sync ids and wg_op<ID> only for wgmma ids (the
+// mma_op<ID> is instantiated only for mma.sync ids and wmma_op<ID> only for wmma ids (the
 // launchers below use `if constexpr`).
 
 // One warp per tile.
@@ -60,39 +63,14 @@ __global__ void mma_kernel(const uint32_t* fa, const uint32_t* fb, const uint32_
   for (int r = 0; r < 8; ++r) fd[t * 8 + r] = d[r];
 }
 
-constexpr int kWgAImage = 2048;  // 64 rows x 32 bytes of K (every wgmma kind: K*bits = 256)
-
-// One warpgroup per tile; A and B from shared memory (K-major, no swizzle, LBO 128, SBO 256).
-template <int ID, int N, int RC>
-__global__ void __launch_bounds__(128) wg_kernel(const uint8_t* a_img, const uint8_t* b_img, const uint32_t* fc,
-                                                 uint32_t* fd, int scale_d) {
-  __shared__ __align__(1024) uint8_t sa[kWgAImage];
-  __shared__ __align__(1024) uint8_t sb[N * 32];
-  const int tid = threadIdx.x;
-  const size_t tile = blockIdx.x;
-  for (int i = tid; i < kWgAImage / 16; i += 128)
-    reinterpret_cast<uint4*>(sa)[i] = reinterpret_cast<const uint4*>(a_img + tile * kWgAImage)[i];
-  for (int i = tid; i < N * 2; i += 128)
-    reinterpret_cast<uint4*>(sb)[i] = reinterpret_cast<const uint4*>(b_img + tile * N * 32)[i];
-  // Generic-proxy stores must be visible to the async proxy wgmma reads through.
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-  __syncthreads();
-  const size_t base = (tile * 128 + tid) * RC;
-  uint32_t d[RC];
-#pragma unroll
-  for (int r = 0; r < RC; ++r) d[r] = fc[base + r];
-  const uint64_t da = layout::wgmma_desc(static_cast<uint32_t>(__cvta_generic_to_shared(sa)), 128, 256);
-  const uint64_t db = layout::wgmma_desc(static_cast<uint32_t>(__cvta_generic_to_shared(sb)), 128, 256);
-#if TCEMU_GPU_HAS_SM90A
-  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#endif
-  wg_op<ID>(da, db, d, scale_d);
-#if TCEMU_GPU_HAS_SM90A
-  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-#endif
-#pragma unroll
-  for (int r = 0; r < RC; ++r) fd[base + r] = d[r];
+// wmma: one warp per tile; the tile's A (row-major, M x K), B (column-major, K x N), C and D
+// (row-major, M x N) images start `stride` bytes apart (a multiple of 256: wmma.load/store
+// need aligned fragments).
+template <int ID>
+__global__ void wmma_kernel(const uint8_t* a, const uint8_t* b, const uint8_t* c, uint8_t* d, uint32_t a_stride,
+                            uint32_t b_stride, uint32_t c_stride) {
+  const size_t t = blockIdx.x;
+  wmma_op<ID>(a + t * a_stride, b + t * b_stride, c + t * c_stride, d + t * c_stride);
 }
 
 // ---- cvt -----------------------------------------------------------------------------------
@@ -107,24 +85,26 @@ __global__ void cvt_run_kernel(const uint64_t* a, const uint64_t* b, uint32_t n,
 // ---- host tables ---------------------------------------------------------------------------
 using MmaLaunch = void (*)(int, const uint32_t*, const uint32_t*, const uint32_t*, const uint32_t*, const uint32_t*,
                            uint32_t*);
-using WgLaunch = void (*)(int, const uint8_t*, const uint8_t*, const uint32_t*, uint32_t*, int);
-template <int ID, bool WG>
+using WmmaLaunch = void (*)(int, const uint8_t*, const uint8_t*, const uint8_t*, uint8_t*, uint32_t, uint32_t,
+                            uint32_t);
+template <int ID, bool SYNC>
 void launch_mma(int tiles, const uint32_t* a, const uint32_t* b, const uint32_t* c, const uint32_t* sa,
                 const uint32_t* sb, uint32_t* d) {
-  if constexpr (!WG) mma_kernel<ID><<<tiles, 32>>>(a, b, c, sa, sb, d);
+  if constexpr (SYNC) mma_kernel<ID><<<tiles, 32>>>(a, b, c, sa, sb, d);
 }
-template <int ID, bool WG, int N, int RC>
-void launch_wg(int tiles, const uint8_t* a, const uint8_t* b, const uint32_t* c, uint32_t* d, int scale_d) {
-  if constexpr (WG) wg_kernel<ID, N, RC><<<tiles, 128>>>(a, b, c, d, scale_d);
+template <int ID, bool WM>
+void launch_wmma(int tiles, const uint8_t* a, const uint8_t* b, const uint8_t* c, uint8_t* d, uint32_t as,
+                 uint32_t bs, uint32_t cs) {
+  if constexpr (WM) wmma_kernel<ID><<<tiles, 32>>>(a, b, c, d, as, bs, cs);
 }
 
 struct Row {
   MmaLaunch mma;
-  WgLaunch wg;
+  WmmaLaunch wmma;
 };
 const Row kRows[] = {
-#define TCEMU_GPU_ROW(ID, PTX, WG, MASK, M, N, K, AT, BT, DT, ACC, ABB, AC, BC, CB, RA, RB, RC, SV, ST) \
-  {&launch_mma<ID, WG>, &launch_wg<ID, WG, N, (RC > 0 ? RC : 1)>},
+#define TCEMU_GPU_ROW(ID, PTX, WG, MASK, M, N, K, AT, BT, DT, ACC, ABB, AC, BC, CB, RA, RB, RC, SV, ST, WM) \
+  {&launch_mma<ID, !(WG) && !(WM)>, &launch_wmma<ID, WM>},
     TCEMU_GPU_MMA_INSTRS(TCEMU_GPU_ROW)
 #undef TCEMU_GPU_ROW
 };
@@ -205,7 +185,7 @@ DeviceInfo query_device() {
 std::string run_mma_sync(const InstrInfo& in, int tiles, const std::vector<uint32_t>& a, const std::vector<uint32_t>& b,
                          const std::vector<uint32_t>& c, const std::vector<uint32_t>& sa,
                          const std::vector<uint32_t>& sb, std::vector<uint32_t>& d) {
-  if (in.wgmma || in.id < 0 || in.id >= TCEMU_GPU_MMA_COUNT) return "not an mma.sync instruction";
+  if (in.wgmma || in.wmma || in.id < 0 || in.id >= TCEMU_GPU_MMA_COUNT) return "not an mma.sync instruction";
   const size_t lanes = static_cast<size_t>(tiles) * 32;
   if (a.size() != lanes * 4 || b.size() != lanes * 4 || c.size() != lanes * 8 || sa.size() != lanes ||
       sb.size() != lanes)
@@ -224,12 +204,20 @@ std::string run_mma_sync(const InstrInfo& in, int tiles, const std::vector<uint3
 }
 
 std::string run_wgmma(const InstrInfo& in, int tiles, const std::vector<uint8_t>& a_img,
-                      const std::vector<uint8_t>& b_img, const std::vector<uint32_t>& c, bool scale_d,
+                      const std::vector<uint8_t>& b_img, const std::vector<uint32_t>& c, bool scale_d, int imm_neg,
                       std::vector<uint32_t>& d) {
   if (!in.wgmma || in.id < 0 || in.id >= TCEMU_GPU_MMA_COUNT) return "not a wgmma instruction";
+  const wgmma_gen::WgLaunch launch = wgmma_gen::launcher(in.id, imm_neg);
+  if (!launch) {
+    std::string why = "no wgmma kernel for ";
+    why += in.ptx;
+    why += imm_neg ? " with imm-scale -1" : "";
+    why += " in this build";
+    return why;
+  }
   const size_t threads = static_cast<size_t>(tiles) * 128;
-  if (a_img.size() != static_cast<size_t>(tiles) * kWgAImage || b_img.size() != static_cast<size_t>(tiles) * in.n * 32 ||
-      c.size() != threads * in.regs_c)
+  if (a_img.size() != static_cast<size_t>(tiles) * wgmma_gen::kAImage ||
+      b_img.size() != static_cast<size_t>(tiles) * in.n * 32 || c.size() != threads * in.regs_c)
     return "run_wgmma: operand arrays of the wrong size";
   DevBuf<uint8_t> da, db;
   DevBuf<uint32_t> dc, dd;
@@ -237,11 +225,32 @@ std::string run_wgmma(const InstrInfo& in, int tiles, const std::vector<uint8_t>
   if ((e = da.upload(a_img)) != cudaSuccess || (e = db.upload(b_img)) != cudaSuccess || (e = dc.upload(c)) != cudaSuccess ||
       (e = dd.alloc(threads * in.regs_c)) != cudaSuccess)
     return cuda_err(e, "upload");
-  kRows[in.id].wg(tiles, da.p, db.p, dc.p, dd.p, scale_d ? 1 : 0);
+  launch(tiles, da.p, db.p, dc.p, dd.p, scale_d ? 1 : 0);
   if ((e = cudaGetLastError()) != cudaSuccess) return cuda_err(e, "launch");
   if ((e = cudaDeviceSynchronize()) != cudaSuccess) return cuda_err(e, "kernel");
   d.resize(threads * in.regs_c);
   if ((e = cudaMemcpy(d.data(), dd.p, d.size() * 4, cudaMemcpyDeviceToHost)) != cudaSuccess) return cuda_err(e, "download");
+  return "";
+}
+
+std::string run_wmma(const InstrInfo& in, int tiles, const std::vector<uint8_t>& a_img, const std::vector<uint8_t>& b_img,
+                     const std::vector<uint8_t>& c_img, std::vector<uint8_t>& d_img) {
+  if (!in.wmma || in.id < 0 || in.id >= TCEMU_GPU_MMA_COUNT) return "not a wmma instruction";
+  const WmmaImages sz = wmma_images(in);
+  if (a_img.size() != static_cast<size_t>(tiles) * sz.a_stride || b_img.size() != static_cast<size_t>(tiles) * sz.b_stride ||
+      c_img.size() != static_cast<size_t>(tiles) * sz.c_stride)
+    return "run_wmma: operand arrays of the wrong size";
+  DevBuf<uint8_t> da, db, dc, dd;
+  cudaError_t e;
+  if ((e = da.upload(a_img)) != cudaSuccess || (e = db.upload(b_img)) != cudaSuccess ||
+      (e = dc.upload(c_img)) != cudaSuccess || (e = dd.alloc(c_img.size())) != cudaSuccess)
+    return cuda_err(e, "upload");
+  kRows[in.id].wmma(tiles, da.p, db.p, dc.p, dd.p, sz.a_stride, sz.b_stride, sz.c_stride);
+  if ((e = cudaGetLastError()) != cudaSuccess) return cuda_err(e, "launch");
+  if ((e = cudaDeviceSynchronize()) != cudaSuccess) return cuda_err(e, "kernel");
+  d_img.resize(c_img.size());
+  if ((e = cudaMemcpy(d_img.data(), dd.p, d_img.size(), cudaMemcpyDeviceToHost)) != cudaSuccess)
+    return cuda_err(e, "download");
   return "";
 }
 

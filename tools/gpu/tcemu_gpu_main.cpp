@@ -3,8 +3,8 @@
 //   tcemu-gpu info                          the GPU, the CUDA versions, what it can run
 //   tcemu-gpu list [CASES.json...]          the instructions built (and which cases would run)
 //   tcemu-gpu run CASES.json... -o ACTUAL.json [--report R.md|R.json] [--only S]
-//   tcemu-gpu random -o OUT.json [--only S] [--tiles N] [--seed S] [--report R.md|R.json]
-//   tcemu-gpu probe [--only S] [--json FILE] [--emulator ARCH]
+//   tcemu-gpu random -o OUT.json [--only S] [--wgmma-n SET] [--tiles N] [--seed S] [--report R.md|R.json]
+//   tcemu-gpu probe [--only S] [--wgmma-n SET] [--json FILE] [--emulator ARCH]
 //
 // `run` executes every case the GPU supports, writes the hardware's results as a golden file
 // (same case names, expected = the hardware's D, provenance source "hardware") that
@@ -54,7 +54,33 @@ struct Args {
   std::string out, report, only, json, emulator_arch;
   long tiles = 1000;
   uint64_t seed = 1;
+  // --wgmma-n: which wgmma N the instruction loops of random/probe take: all (empty), a list
+  // ("8,256") or all but a list ("!8,256"). N does not change a D element's datapath, and the
+  // 32 N of each wgmma type would multiply the time.
+  std::vector<int> wgmma_n;
+  bool wgmma_n_except = false;
+  bool takes(const InstrInfo& in) const {
+    if (!only.empty() && std::string(in.ptx).find(only) == std::string::npos) return false;
+    if (!in.wgmma || wgmma_n.empty()) return true;
+    const bool listed = std::find(wgmma_n.begin(), wgmma_n.end(), in.n) != wgmma_n.end();
+    return listed != wgmma_n_except;
+  }
 };
+
+std::vector<int> parse_n_list(const std::string& opt, const std::string& v) {
+  std::vector<int> out;
+  std::stringstream ss(v);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    char* end = nullptr;
+    const long n = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || n < 8 || n > 256 || n % 8 != 0)
+      throw UsageError(opt + ": \"" + item + "\" is not a wgmma N (8, 16, ..., 256)");
+    out.push_back(static_cast<int>(n));
+  }
+  if (out.empty()) throw UsageError(opt + " needs a list of N");
+  return out;
+}
 
 Args parse(int argc, char** argv) {
   if (argc < 2) throw UsageError("no command");
@@ -73,6 +99,15 @@ Args parse(int argc, char** argv) {
     else if (s == "--emulator") a.emulator_arch = value();
     else if (s == "--tiles") a.tiles = std::stol(value());
     else if (s == "--seed") a.seed = std::stoull(value());
+    else if (s == "--wgmma-n") {
+      std::string v = value();
+      if (v == "all") {
+        a.wgmma_n.clear();
+        continue;
+      }
+      a.wgmma_n_except = !v.empty() && v[0] == '!';
+      a.wgmma_n = parse_n_list(s, a.wgmma_n_except ? v.substr(1) : v);
+    }
     else if (!s.empty() && s[0] == '-') throw UsageError(std::string("unknown option ") + s);
     else a.inputs.push_back(s);
   }
@@ -238,7 +273,7 @@ int cmd_random(const Args& a) {
   const auto dists = tg::all_distributions();
   for (const InstrInfo& in : instructions()) {
     if (!(in.arch_mask & dev.arch_bit())) continue;
-    if (!a.only.empty() && std::string(in.ptx).find(a.only) == std::string::npos) continue;
+    if (!a.takes(in)) continue;
     const tcemu::InstrLookup lk = tcemu::find_instruction(arch, in.ptx);
     if (!lk.entry) continue;
     tg::GoldenFile gf;
@@ -298,11 +333,12 @@ int cmd_probe(const Args& a) {
       if (e.arch == arch || e.arch == base) entries.push_back(&e);
   } else {
     for (const InstrInfo& in : instructions())
-      if (in.arch_mask & dev.arch_bit())
+      if ((in.arch_mask & dev.arch_bit()) && a.takes(in))
         if (const tcemu::InstrLookup lk = tcemu::find_instruction(arch, in.ptx); lk.entry) entries.push_back(lk.entry);
   }
   for (const tcemu::InstrEntry* e : entries) {
     if (!a.only.empty() && e->ptx.find(a.only) == std::string::npos) continue;
+    if (const InstrInfo* in = find_instr(e->ptx); in && !a.takes(*in)) continue;
     DotRunner run;
     if (!a.emulator_arch.empty()) {
       run = emulator_runner(*e);
@@ -339,7 +375,8 @@ int cmd_info() {
     std::cout << d.name << ", compute capability " << d.cc_major << "." << d.cc_minor << " (" << arch_of(d) << "), driver "
               << d.driver << ", CUDA runtime " << d.runtime << "\n";
   std::map<std::string, int> per;
-  for (const InstrInfo& in : instructions()) ++per[std::string(in.wgmma ? "wgmma" : "mma.sync") + " on " + mask_names(in.arch_mask)];
+  for (const InstrInfo& in : instructions())
+    ++per[std::string(in.wgmma ? "wgmma" : in.wmma ? "wmma" : "mma.sync") + " on " + mask_names(in.arch_mask)];
   std::cout << instructions().size() << " instruction kernels built:";
   for (const auto& [k, v] : per) std::cout << " " << v << " " << k << ";";
   std::cout << " PTX cvt: the sm_90a variants\n";
@@ -368,7 +405,13 @@ int cmd_list(const Args& a) {
         runs += name;
       }
       DeviceInfo none;
-      const std::string why = why_not_runnable(c, none);
+      std::string why = why_not_runnable(c, none);
+      if (why.empty() && c.op == tg::OpKind::mma) {
+        // Runnable in itself, but only on its own architecture, which tcemu-gpu does not build.
+        why = "the case models ";
+        why += c.mma.arch;
+        why += "; tcemu-gpu runs the cases of sm_90/sm_90a, sm_100* and sm_120* on those GPUs";
+      }
       std::cout << p << "\t" << c.name << "\t" << (runs.empty() ? std::string("skipped: ") + why : std::string("runs on ") + runs) << "\n";
     }
   }
@@ -377,7 +420,9 @@ int cmd_list(const Args& a) {
 
 const char* kUsage =
     "usage: tcemu-gpu info | list [CASES.json...] | run CASES.json... -o ACTUAL.json [--report R.md|R.json] [--only S]\n"
-    "       | random -o OUT.json [--tiles N] [--seed S] [--only S] [--report R] | probe [--only S] [--json F] [--emulator ARCH]\n"
+    "       | random -o OUT.json [--tiles N] [--seed S] [--only S] [--wgmma-n SET] [--report R]\n"
+    "       | probe [--only S] [--wgmma-n SET] [--json F] [--emulator ARCH]\n"
+    "--wgmma-n SET: the wgmma N that random/probe take: all (default), 8,256 or !8,256 (all but those)\n"
     "exit: 0 all matched, 1 differences or device errors, 2 bad input, 77 no usable GPU (skipped)\n";
 
 }  // namespace

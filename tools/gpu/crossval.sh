@@ -77,7 +77,7 @@ LOG="$OUT/build.log"
 # Compiles the host sources (emulator, golden, tcemu-gpu host side) in parallel.
 build_host() {
   local srcs=(emulator/src/*.cpp golden/src/*.cpp tools/gpu/case_runner.cpp tools/gpu/probe.cpp
-              tools/gpu/instr_table.cpp tools/gpu/tcemu_gpu_main.cpp "$@")
+              tools/gpu/instr_table.cpp tools/gpu/tcgen05_runner.cpp tools/gpu/tcemu_gpu_main.cpp "$@")
   mkdir -p "$BUILD/obj"
   printf '%s\n' "${srcs[@]}" | xargs -P "$JOBS" -I{} sh -c \
     'o='"$BUILD"'/obj/$(echo {} | tr / _).o; '"$CXX"' -std=c++20 -O2 '"$INC"' -c {} -o $o >>'"$LOG"' 2>&1 || { echo "FAILED {}" >>'"$LOG"'; exit 255; }'
@@ -125,9 +125,12 @@ COMMIT_DIR=${COMMIT_DIR:-golden/hw/$SLUG}
 "$NVCC" --version | tail -2
 stamp "GPU $GPU_NAME ($ARCH); output $OUT; measured sets to $COMMIT_DIR"
 
-stamp "build: host sources (g++ -j$JOBS), mma_device.cu and cvt_check.cu (nvcc, $ARCH) in parallel"
+stamp "build: host sources (g++ -j$JOBS), mma_device.cu, tcgen05_device.cu and cvt_check.cu (nvcc, $ARCH) in parallel"
+# tcgen05_device.cu: the tcgen05.mma kernels have bodies on sm_100a only (empty elsewhere).
 ( "$NVCC" -std=c++20 -O2 -gencode=arch=$GEN,code=${ARCH} -Itools/gpu -Iemulator/include -c tools/gpu/mma_device.cu \
-    -o "$BUILD/mma_device.o" >"$BUILD/mma_device.log" 2>&1 ) &
+    -o "$BUILD/mma_device.o" >"$BUILD/mma_device.log" 2>&1 &&
+  "$NVCC" -std=c++20 -O2 -gencode=arch=$GEN,code=${ARCH} -Itools/gpu -c tools/gpu/tcgen05_device.cu \
+    -o "$BUILD/tcgen05_device.o" >>"$BUILD/mma_device.log" 2>&1 ) &
 DEV_PID=$!
 CVT_BUILD=1
 if [ "$ARCH" = sm_90a ]; then
@@ -137,7 +140,7 @@ if [ "$ARCH" = sm_90a ]; then
 fi
 build_host || { tail -30 "$LOG"; return 2; }
 wait "$DEV_PID" || { cat "$BUILD/mma_device.log"; return 2; }
-"$NVCC" -gencode=arch=$GEN,code=$ARCH "$BUILD"/obj/*.o "$BUILD/mma_device.o" -lpthread -o "$BUILD/tcemu-gpu" >>"$LOG" 2>&1 || { tail -30 "$LOG"; return 2; }
+"$NVCC" -gencode=arch=$GEN,code=$ARCH "$BUILD"/obj/*.o "$BUILD/mma_device.o" "$BUILD/tcgen05_device.o" -lpthread -o "$BUILD/tcemu-gpu" >>"$LOG" 2>&1 || { tail -30 "$LOG"; return 2; }
 if [ "$ARCH" = sm_90a ]; then
   wait "$CVT_PID" && "$NVCC" -gencode=arch=compute_90a,code=sm_90a "$BUILD/cvt_check.o" \
     $(ls "$BUILD"/obj/emulator_src_*.o) -o "$BUILD/cvt_check" >>"$LOG" 2>&1 && CVT_BUILD=0

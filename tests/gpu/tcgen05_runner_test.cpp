@@ -11,6 +11,7 @@
 #include <set>
 
 #include "case_runner.hpp"
+#include "probe.hpp"
 #include "tcemu/catalog.hpp"
 #include "tcemu/format.hpp"
 #include "tcemu_golden/evaluate.hpp"
@@ -253,6 +254,39 @@ TEST(Tcgen05Runner, EveryEntryThroughTheStandIn) {
   }
   EXPECT_GT(ran, 50);
   EXPECT_EQ(calls, 2 * ran);  // one launch per K step
+}
+
+TEST(Tcgen05Runner, ProbeQueriesThroughTheStandIn) {
+  // tcgen05_dot_runner puts query i in row i of A and column i of B (and its scales in their
+  // rows): on small integers its answers must be the emulator's.
+  const Backend be = standin();
+  int n = 0;
+  for (const tcemu::InstrEntry* e : tcgen05_entries()) {
+    if (!tcgen05_entry_why_not(*e).empty() || (e->atype != e->btype)) continue;
+    const bool integer = e->params.kind == tcemu::DatapathKind::integer;
+    auto code = [](Fmt f, int v) {
+      if (!tcemu::info(f).is_signed) v = std::abs(v);
+      if (tcemu::info(f).is_int) return static_cast<uint64_t>(static_cast<int64_t>(v)) & tcemu::info(f).code_mask();
+      return *tcemu::encode_exact(f, v < 0, static_cast<uint64_t>(std::abs(v)), 0);
+    };
+    std::vector<DotQuery> qs(11);  // one device tile and a part of a second
+    for (size_t q = 0; q < qs.size(); ++q) {
+      for (int k = 0; k < e->K; ++k) {
+        qs[q].a.push_back(code(e->atype, static_cast<int>((q * 7 + k * 3) % 7) - 3));
+        qs[q].b.push_back(code(e->btype, static_cast<int>((q + k * 5) % 5) - 2));
+      }
+      const int cv = static_cast<int>(q % 9) - 4;
+      qs[q].c = integer ? static_cast<uint64_t>(cv) & 0xffffffffu : code(*tcemu::acc_format(e->dtype), cv);
+      if (e->scale_type)
+        for (int j = 0; j < e->K / e->scale_block; ++j) {
+          qs[q].sa.push_back(*tcemu::encode_exact(*e->scale_type, false, 1, static_cast<int>(q + j) % 3));
+          qs[q].sb.push_back(*tcemu::encode_exact(*e->scale_type, false, 1, static_cast<int>(j) % 2));
+        }
+    }
+    EXPECT_EQ(tcgen05_dot_runner(*e, be)(qs), emulator_runner(*e)(qs)) << e->ptx;
+    ++n;
+  }
+  EXPECT_GT(n, 10);
 }
 
 TEST(Tcgen05Runner, AWrongLayoutIsCaught) {

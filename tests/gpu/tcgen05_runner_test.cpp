@@ -138,7 +138,13 @@ Backend standin(bool swap = false, int* calls = nullptr) {
     const K k = kind_of(ptx);
     const Idesc id = decode_idesc(k, l.idesc);
     Sdesc da = decode_sdesc(l.adesc), db = decode_sdesc(l.bdesc);
-    if (id.m != 128 || id.n != 16 || id.reserved) return std::string("idesc: shape or reserved bits");
+    // cta_group::2 (9.7.16.10.5.1, Layout A): M = 256, N = 32; each CTA of the pair holds 128 rows
+    // of A (rows 0..31 used, from its own image) and 16 columns of B (the even CTA's image; the
+    // odd CTA's half is zero, which the kernel supplies).
+    const int P = ptx.find("cta_group::2") != std::string::npos ? 2 : 1, TM = 32 * P;
+    if (id.m != 128 * P || id.n != 16 * P || id.reserved) return std::string("idesc: shape or reserved bits");
+    if (ai.size() != static_cast<size_t>(T) * P * 1024 || c.size() != static_cast<size_t>(T) * TM * 8)
+      return std::string("image sizes");
     if (da.start || db.start || da.fixed != 1 || db.fixed != 1 || da.base || da.mode || da.swizzle || db.swizzle)
       return std::string("smem descriptor fields");
     if (swap) std::swap(da.lbo, da.sbo), std::swap(db.lbo, db.sbo);
@@ -146,12 +152,12 @@ Backend standin(bool swap = false, int* calls = nullptr) {
     const Fmt cf = id.dtype == 0 ? Fmt::f16 : Fmt::f32;
     d.assign(c.size(), 0);
     for (int t = 0; t < T; ++t)
-      for (int r = 0; r < 32; ++r)
+      for (int r = 0; r < TM; ++r)
         for (int n = 0; n < 8; ++n) {
           double sum = 0;
           int64_t isum = 0;
           for (int kk = 0; kk < KD; ++kk) {
-            double av = value(id.a, read_elem(&ai[t * 1024], da, k, id.a, r, kk));
+            double av = value(id.a, read_elem(&ai[(t * P + r / 32) * 1024], da, k, id.a, r % 32, kk));
             double bv = value(id.b, read_elem(&bi[t * 256], db, k, id.b, n, kk));
             if (id.neg_a) av = -av;
             if (id.neg_b) bv = -bv;
@@ -164,7 +170,7 @@ Backend standin(bool swap = false, int* calls = nullptr) {
             sum += av * bv;
             isum += static_cast<int64_t>(av) * static_cast<int64_t>(bv);
           }
-          const size_t w = (static_cast<size_t>(t) * 32 + r) * 8 + n;
+          const size_t w = (static_cast<size_t>(t) * TM + r) * 8 + n;
           if (k == K::i8) {
             const int64_t cv = l.enable_input_d ? static_cast<int32_t>(c[w]) : 0;
             d[w] = static_cast<uint32_t>(isum + cv);
@@ -218,20 +224,21 @@ tg::Case small_case(const tcemu::InstrEntry& e, int M, int N, int K, bool neg, b
 }
 
 TEST(Tcgen05Runner, KernelsCoverTheCatalog) {
-  // Every cta_group::1 spelling of the catalog has a kernel and no kernel lacks a spelling;
-  // every cta_group::2 entry is skipped saying so.
+  // Every cta_group::1 spelling of the catalog and every cta_group::2 one without block scaling
+  // has a kernel, and no kernel lacks a spelling; block-scaled cta_group::2 entries are skipped
+  // saying so.
   std::set<std::string> cat, built(std::begin(layout::kTcgen05Spellings), std::end(layout::kTcgen05Spellings));
   int entries = 0;
   for (const tcemu::InstrEntry* e : tcgen05_entries()) {
     ++entries;
-    if (e->ptx.find("cta_group::1") != std::string::npos) {
+    if (e->ptx.find("cta_group::1") != std::string::npos || !e->scale_type) {
       cat.insert(e->ptx);
       EXPECT_EQ(tcgen05_entry_why_not(*e), "") << e->ptx;
     } else {
       EXPECT_NE(tcgen05_entry_why_not(*e).find("cta_group::2"), std::string::npos) << e->ptx;
     }
   }
-  EXPECT_GT(entries, 50);
+  EXPECT_GT(entries, 100);
   EXPECT_EQ(cat, built);
 }
 
@@ -252,7 +259,7 @@ TEST(Tcgen05Runner, EveryEntryThroughTheStandIn) {
                                               << tcemu::info(e->btype).name;
     ++ran;
   }
-  EXPECT_GT(ran, 50);
+  EXPECT_GT(ran, 100);
   EXPECT_EQ(calls, 2 * ran);  // one launch per K step
 }
 
@@ -294,7 +301,7 @@ TEST(Tcgen05Runner, AWrongLayoutIsCaught) {
   int differ = 0, n = 0;
   for (const tcemu::InstrEntry* e : tcgen05_entries()) {
     if (!tcgen05_entry_why_not(*e).empty()) continue;
-    const tg::Case c = small_case(*e, 32, 8, e->K, false, true);
+    const tg::Case c = small_case(*e, 64, 8, e->K, false, true);
     std::string err;
     const auto hw = run_case(c, err, wrong);
     ASSERT_TRUE(hw.has_value()) << err;
@@ -325,7 +332,13 @@ TEST(Tcgen05Runner, SaysWhyNot) {
   const tcemu::InstrLookup pair =
       tcemu::find_instruction("sm_100a", "tcgen05.mma.cta_group::2.kind::f16", Fmt::f16, Fmt::f16, tcemu::AccType::f32);
   ASSERT_TRUE(pair.entry) << pair.error;
-  EXPECT_NE(why_not_runnable(small_case(*pair.entry, 64, 8, 16, false, true), device(10, 0)).find("cta_group::2"),
+  EXPECT_EQ(why_not_runnable(small_case(*pair.entry, 64, 8, 16, false, true), device(10, 0)), "");
+  EXPECT_NE(why_not_runnable(small_case(*pair.entry, 32, 8, 16, false, true), device(10, 0)).find("multiples of 64"),
+            std::string::npos);  // a CTA pair's device tile is 64 rows
+  const tcemu::InstrLookup pair_mx = tcemu::find_instruction("sm_100a", "tcgen05.mma.cta_group::2.kind::mxf4.block_scale.scale_vec::2X",
+                                                              Fmt::e2m1, Fmt::e2m1, tcemu::AccType::f32, Fmt::ue8m0);
+  ASSERT_TRUE(pair_mx.entry) << pair_mx.error;
+  EXPECT_NE(why_not_runnable(small_case(*pair_mx.entry, 64, 8, 64, false, true), device(10, 0)).find("cta_group::2"),
             std::string::npos);
 }
 

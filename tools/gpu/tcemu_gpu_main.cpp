@@ -410,7 +410,7 @@ int cmd_info() {
   for (const auto& [k, v] : per) std::cout << " " << v << " " << k << ";";
   size_t tc = 0;
   for (const tcemu::InstrEntry* e : tcgen05_entries()) tc += tcgen05_entry_why_not(*e).empty();
-  std::cout << " tcgen05.mma: " << tc << " catalog entries (cta_group::1) on sm_100a;";
+  std::cout << " tcgen05.mma: " << tc << " catalog entries (cta_group::1; ::2 without block scaling) on sm_100a;";
   std::cout << " PTX cvt: the sm_90a variants\n";
   return d.present ? 0 : kExitNoGpu;
 }

@@ -63,6 +63,34 @@ __device__ __forceinline__ void tc_mma(uint32_t dt, uint64_t da, uint64_t db, ui
   if constexpr (V < 4) (void)sfa, (void)sfb;
 }
 
+// cta_group::2, issued by the even CTA of the pair.
+template <int V>
+__device__ __forceinline__ void tc_mma_pair(uint32_t dt, uint64_t da, uint64_t db, uint32_t idesc, int enable) {
+#define TCEMU_TC_PAIR(KIND)                                                                               \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %4, 0;\ntcgen05.mma.cta_group::2.kind::" KIND            \
+               " [%0], %1, %2, %3, p;\n}\n" ::"r"(dt),                                                    \
+               "l"(da), "l"(db), "r"(idesc), "r"(enable)                                                  \
+               : "memory")
+  if constexpr (V == 8) TCEMU_TC_PAIR("f16");
+  else if constexpr (V == 9) TCEMU_TC_PAIR("tf32");
+  else if constexpr (V == 10) TCEMU_TC_PAIR("f8f6f4");
+  else TCEMU_TC_PAIR("i8");
+#undef TCEMU_TC_PAIR
+}
+
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void mbar_wait0(uint32_t mbar_addr) {
+  uint32_t done = 0;
+  while (!done)
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(mbar_addr)
+        : "memory");
+}
+
 __device__ __forceinline__ void tc_st16(uint32_t taddr, const uint32_t (&r)[16]) {
   asm volatile(
       "tcgen05.st.sync.aligned.32x32b.x16.b32 [%0], {%1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
@@ -172,10 +200,99 @@ __global__ void __launch_bounds__(128) tc_kernel(const uint8_t* a_img, const uin
 #endif
 }
 
+// cta_group::2: a cluster of 2 CTAs per device tile (blockIdx.x / 2), the pair's TMEM
+// allocated by one warp in each CTA (tcgen05.alloc.cta_group::2: the same address in both),
+// cluster barriers (barrier.cluster arrive.release / wait.acquire, with the tcgen05 fences)
+// where one CTA's shared-memory and TMEM writes must be seen by the MMA the even CTA issues,
+// tcgen05.commit.cta_group::2 multicast to the mbarrier of both CTAs (mask 0b11), and a
+// cluster barrier before the pair deallocates (9.7.16.5, 9.7.16.7.1).
+template <int V>
+__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128)
+    tc_pair_kernel(const uint8_t* a_img, const uint8_t* b_img, const uint32_t* fc, const uint32_t* fsa,
+                   const uint32_t* fsb, uint32_t* fd, uint32_t idesc, uint64_t adesc, uint64_t bdesc, int enable_input_d) {
+#if TCEMU_TCGEN05_BODY
+  __shared__ __align__(1024) uint8_t sa[tl::kTcgen05AFull];
+  __shared__ __align__(1024) uint8_t sb[tl::kTcgen05BFull];
+  __shared__ __align__(8) uint64_t mbar;
+  __shared__ uint32_t tmem_base;
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  uint32_t rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+  const size_t tile = blockIdx.x / 2, piece = tile * 2 + rank;  // this CTA's 32 rows of the tile
+  const uint4 zero = make_uint4(0, 0, 0, 0);
+  for (int i = tid; i < tl::kTcgen05AFull / 16; i += 128)
+    reinterpret_cast<uint4*>(sa)[i] =
+        i < tl::kTcgen05AImage / 16 ? reinterpret_cast<const uint4*>(a_img + piece * tl::kTcgen05AImage)[i] : zero;
+  for (int i = tid; i < tl::kTcgen05BFull / 16; i += 128)  // B's columns 0..7 in the even CTA
+    reinterpret_cast<uint4*>(sb)[i] = rank == 0 && i < tl::kTcgen05BImage / 16
+                                          ? reinterpret_cast<const uint4*>(b_img + tile * tl::kTcgen05BImage)[i]
+                                          : zero;
+  const uint32_t mbar_addr = static_cast<uint32_t>(__cvta_generic_to_shared(&mbar));
+  if (warp == 0) {
+    asm volatile("tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%0], %1;\n" ::"r"(
+                     static_cast<uint32_t>(__cvta_generic_to_shared(&tmem_base))),
+                 "r"(tl::kTcgen05TmemCols)
+                 : "memory");
+    asm volatile("tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;\n" ::: "memory");
+  }
+  if (tid == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(mbar_addr) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  tc_fence_before();
+  cluster_sync();
+  tc_fence_after();
+  const uint32_t tmem = tmem_base;
+  const uint32_t my_lanes = tmem + (static_cast<uint32_t>(32 * warp) << 16);
+  uint32_t r[16], z[16];
+  const size_t row = piece * tl::kTcgen05TileM + lane;
+#pragma unroll
+  for (int j = 0; j < 16; ++j) {
+    r[j] = (warp == 0 && j < tl::kTcgen05TileN) ? fc[row * tl::kTcgen05TileN + j] : 0u;
+    z[j] = 0;
+  }
+  tc_st16(my_lanes, r);       // D columns 0..15
+  tc_st16(my_lanes + 16, z);  // and 16..31 (N = 32)
+  asm volatile("tcgen05.wait::st.sync.aligned;\n" ::: "memory");
+  tc_fence_before();
+  cluster_sync();
+  tc_fence_after();
+  if (rank == 0 && tid == 0) {
+    const uint64_t da = adesc | ((static_cast<uint64_t>(__cvta_generic_to_shared(sa)) >> 4) & 0x3fff);
+    const uint64_t db = bdesc | ((static_cast<uint64_t>(__cvta_generic_to_shared(sb)) >> 4) & 0x3fff);
+    tc_mma_pair<V>(tmem, da, db, idesc, enable_input_d);
+    asm volatile(
+        "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%0], %1;\n" ::"r"(
+            mbar_addr),
+        "h"(static_cast<uint16_t>(3))
+        : "memory");
+  }
+  mbar_wait0(mbar_addr);
+  tc_fence_after();
+  tc_ld16(my_lanes, r);
+  if (warp == 0)
+#pragma unroll
+    for (int j = 0; j < tl::kTcgen05TileN; ++j) fd[row * tl::kTcgen05TileN + j] = r[j];
+  tc_fence_before();
+  cluster_sync();
+  if (warp == 0) {
+    tc_fence_after();
+    asm volatile("tcgen05.dealloc.cta_group::2.sync.aligned.b32 %0, %1;\n" ::"r"(tmem), "r"(tl::kTcgen05TmemCols)
+                 : "memory");
+  }
+#else
+  (void)a_img, (void)b_img, (void)fc, (void)fsa, (void)fsb, (void)fd, (void)idesc, (void)adesc, (void)bdesc,
+      (void)enable_input_d;
+#endif
+}
+
 using Kernel = void (*)(const uint8_t*, const uint8_t*, const uint32_t*, const uint32_t*, const uint32_t*, uint32_t*,
                         uint32_t, uint64_t, uint64_t, int);
-const Kernel kKernels[tl::kTcgen05Variants] = {&tc_kernel<0>, &tc_kernel<1>, &tc_kernel<2>, &tc_kernel<3>,
-                                              &tc_kernel<4>, &tc_kernel<5>, &tc_kernel<6>, &tc_kernel<7>};
+const Kernel kKernels[tl::kTcgen05Variants] = {
+    &tc_kernel<0>,      &tc_kernel<1>,      &tc_kernel<2>,       &tc_kernel<3>,      &tc_kernel<4>, &tc_kernel<5>,
+    &tc_kernel<6>,      &tc_kernel<7>,      &tc_pair_kernel<8>,  &tc_pair_kernel<9>, &tc_pair_kernel<10>,
+    &tc_pair_kernel<11>};
 
 std::string err_of(cudaError_t e, const char* what) {
   std::string s = what;
@@ -209,9 +326,10 @@ std::string run_tcgen05(const std::string& ptx, int tiles, const Tcgen05Launch& 
   for (int i = 0; i < tl::kTcgen05Variants; ++i)
     if (ptx == tl::kTcgen05Spellings[i]) v = i;
   if (v < 0) return "no tcgen05 kernel for " + ptx;
-  const size_t T = static_cast<size_t>(tiles), words = T * tl::kTcgen05TileM * tl::kTcgen05TileN;
-  if (tiles <= 0 || a_img.size() != T * tl::kTcgen05AImage || b_img.size() != T * tl::kTcgen05BImage ||
-      c.size() != words || sa.size() != T * tl::kTcgen05TileM || sb.size() != T * tl::kTcgen05TileN)
+  const size_t T = static_cast<size_t>(tiles), P = static_cast<size_t>(tl::tcgen05_ctas(v)),
+               words = T * P * tl::kTcgen05TileM * tl::kTcgen05TileN;
+  if (tiles <= 0 || a_img.size() != T * P * tl::kTcgen05AImage || b_img.size() != T * tl::kTcgen05BImage ||
+      c.size() != words || sa.size() != T * P * tl::kTcgen05TileM || sb.size() != T * tl::kTcgen05TileN)
     return "run_tcgen05: operand arrays of the wrong size";
   // Without an sm_100a image (another GPU) the kernel cannot be launched: say so.
   cudaFuncAttributes attr{};
@@ -222,7 +340,7 @@ std::string run_tcgen05(const std::string& ptx, int tiles, const Tcgen05Launch& 
   if ((e = da.up(a_img)) != cudaSuccess || (e = db.up(b_img)) != cudaSuccess || (e = dc.up(c)) != cudaSuccess ||
       (e = dsa.up(sa)) != cudaSuccess || (e = dsb.up(sb)) != cudaSuccess || (e = dd.up(c)) != cudaSuccess)
     return err_of(e, "upload");
-  kKernels[v]<<<tiles, 128>>>(da.p, db.p, dc.p, dsa.p, dsb.p, dd.p, l.idesc, l.adesc, l.bdesc, l.enable_input_d ? 1 : 0);
+  kKernels[v]<<<tiles * static_cast<int>(P), 128>>>(da.p, db.p, dc.p, dsa.p, dsb.p, dd.p, l.idesc, l.adesc, l.bdesc, l.enable_input_d ? 1 : 0);
   if ((e = cudaGetLastError()) != cudaSuccess) return err_of(e, "launch");
   if ((e = cudaDeviceSynchronize()) != cudaSuccess) return err_of(e, "kernel");
   d.resize(words);

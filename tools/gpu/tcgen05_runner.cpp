@@ -68,9 +68,9 @@ std::vector<const tcemu::InstrEntry*> tcgen05_entries() {
 }
 
 std::string tcgen05_entry_why_not(const tcemu::InstrEntry& e) {
-  if (e.ptx.find("cta_group::2") != std::string::npos)
-    return "tcgen05.mma.cta_group::2 runs on a CTA pair (a 2-CTA cluster: tcgen05.alloc.cta_group::2, operands split "
-           "over both CTAs, a multicast tcgen05.commit); not built: tcemu-gpu builds cta_group::1";
+  if (e.ptx.find("cta_group::2") != std::string::npos && e.scale_type)
+    return "block-scaled tcgen05.mma.cta_group::2 is not built: where a CTA pair keeps the scale factors of B in "
+           "tensor memory is not transcribed (tcemu-gpu builds cta_group::2 for kinds f16, tf32, f8f6f4, i8)";
   const int v = tcgen05_variant(e.ptx);
   if (v < 0) return "no tcgen05 kernel for " + e.ptx;
   const tl::Tcgen05Kind k = tl::tcgen05_variant_kind(v);
@@ -99,8 +99,10 @@ std::string tcgen05_why_not(const Case& c, const DeviceInfo& dev) {
     return "scale_input_d is an immediate operand of tcgen05.mma (kinds f16, tf32); the kernels are built without it";
   if ((o.negate_a || o.negate_b) && tl::tcgen05_variant_kind(tcgen05_variant(e.ptx)) == tl::Tcgen05Kind::i8)
     return "kind::i8 has no negation (instruction descriptor bits 13-14 must be 0, Table 42)";
-  if (c.mma.M % tl::kTcgen05TileM || c.mma.N % tl::kTcgen05TileN || c.mma.K % e.K || c.mma.K == 0)
-    return "M, N, K must be multiples of 32, 8 and the instruction's K (" + std::to_string(e.K) + ")";
+  const int rows = tl::kTcgen05TileM * tl::tcgen05_ctas(tcgen05_variant(e.ptx));
+  if (c.mma.M % rows || c.mma.N % tl::kTcgen05TileN || c.mma.K % e.K || c.mma.K == 0)
+    return "M, N, K must be multiples of " + std::to_string(rows) + ", 8 and the instruction's K (" +
+           std::to_string(e.K) + ")";
   return "";
 }
 
@@ -108,8 +110,8 @@ uint32_t tcgen05_case_idesc(const tcemu::InstrEntry& e, bool negate_a, bool nega
   const int v = tcgen05_variant(e.ptx);
   tl::Tcgen05Desc d;
   d.kind = tl::tcgen05_variant_kind(v);
-  d.m = tl::kTcgen05InstrM;
-  d.n = tl::kTcgen05InstrN;
+  d.m = tl::kTcgen05InstrM * tl::tcgen05_ctas(v);  // 128, or 256 for a CTA pair
+  d.n = tl::kTcgen05InstrN * tl::tcgen05_ctas(v);  // 16, or 32
   d.dtype = dtype_code(e.dtype);
   d.atype = type_code(d.kind, e.atype);
   d.btype = type_code(d.kind, e.btype);
@@ -130,8 +132,10 @@ std::optional<Array> run_tcgen05_case(const Case& c, std::string& err, const Bac
   const int v = tcgen05_variant(e.ptx);
   const tl::Tcgen05Kind kind = tl::tcgen05_variant_kind(v);
   const tcemu::golden::MmaInputs x = tcemu::golden::mma_inputs(c);
+  // A device tile: 32 rows per CTA (64 for a CTA pair) x 8 columns.
+  const int P = tl::tcgen05_ctas(v), TM = tl::kTcgen05TileM * P;
   const int M = c.mma.M, N = c.mma.N, K = c.mma.K, k = e.K, steps = K / k;
-  const int TN = N / tl::kTcgen05TileN, T = (M / tl::kTcgen05TileM) * TN;
+  const int TN = N / tl::kTcgen05TileN, T = (M / TM) * TN;
   const int abits = tcemu::info(e.atype).width, bbits = tcemu::info(e.btype).width, cb = acc_bits(e.dtype);
   const int V = e.scale_type ? e.scale_vec : 0, nb = e.scale_type ? K / e.scale_block : 0;
   Tcgen05Launch l;
@@ -146,27 +150,27 @@ std::optional<Array> run_tcgen05_case(const Case& c, std::string& err, const Bac
     for (int kb = 0; kb < tl::kTcgen05RowBytes; ++kb) img[tl::kmajor_offset(row, kb, 8, tl::kTcgen05Lbo, tl::kTcgen05Sbo)] = buf[kb];
   };
   for (int s = 0; s < steps; ++s) {
-    std::vector<uint8_t> ai(static_cast<size_t>(T) * tl::kTcgen05AImage, 0), bi(static_cast<size_t>(T) * tl::kTcgen05BImage, 0);
-    std::vector<uint32_t> cw(static_cast<size_t>(T) * tl::kTcgen05TileM * tl::kTcgen05TileN, 0),
-        sa(static_cast<size_t>(T) * tl::kTcgen05TileM, 0), sb(static_cast<size_t>(T) * tl::kTcgen05TileN, 0), d;
+    std::vector<uint8_t> ai(static_cast<size_t>(T) * P * tl::kTcgen05AImage, 0), bi(static_cast<size_t>(T) * tl::kTcgen05BImage, 0);
+    std::vector<uint32_t> cw(static_cast<size_t>(T) * TM * tl::kTcgen05TileN, 0), sa(static_cast<size_t>(T) * TM, 0),
+        sb(static_cast<size_t>(T) * tl::kTcgen05TileN, 0), d;
     const int k0 = s * k;
     for (int t = 0; t < T; ++t) {
-      const int m0 = (t / TN) * tl::kTcgen05TileM, n0 = (t % TN) * tl::kTcgen05TileN;
-      uint8_t* A = &ai[static_cast<size_t>(t) * tl::kTcgen05AImage];
+      const int m0 = (t / TN) * TM, n0 = (t % TN) * tl::kTcgen05TileN;
       uint8_t* B = &bi[static_cast<size_t>(t) * tl::kTcgen05BImage];
-      for (int r = 0; r < tl::kTcgen05TileM; ++r)
-        put_row(A, r, abits, [&](int kk) { return x.A[static_cast<size_t>(m0 + r) * K + k0 + kk]; });
+      for (int r = 0; r < TM; ++r)  // rows 32p..32p+31 in CTA p's image
+        put_row(&ai[(static_cast<size_t>(t) * P + r / tl::kTcgen05TileM) * tl::kTcgen05AImage], r % tl::kTcgen05TileM, abits,
+                [&](int kk) { return x.A[static_cast<size_t>(m0 + r) * K + k0 + kk]; });
       for (int n = 0; n < tl::kTcgen05TileN; ++n)
         put_row(B, n, bbits, [&](int kk) { return x.B[static_cast<size_t>(k0 + kk) * N + n0 + n]; });
-      for (int r = 0; r < tl::kTcgen05TileM; ++r)
+      for (int r = 0; r < TM; ++r)
         for (int n = 0; n < tl::kTcgen05TileN; ++n)
-          cw[(static_cast<size_t>(t) * tl::kTcgen05TileM + r) * tl::kTcgen05TileN + n] =
+          cw[(static_cast<size_t>(t) * TM + r) * tl::kTcgen05TileN + n] =
               static_cast<uint32_t>(acc[static_cast<size_t>(m0 + r) * N + n0 + n] & mask_of(cb));
       for (int j = 0; j < V; ++j) {
         const size_t blk = static_cast<size_t>(s) * V + j;
         for (int r = 0; r < tl::kTcgen05TileM; ++r) {
           const tl::TmemSlot sl = tl::tcgen05_scale_slot(r, j, 0);  // lane r, column 0 (r < 32)
-          sa[static_cast<size_t>(t) * tl::kTcgen05TileM + sl.lane] |=
+          sa[static_cast<size_t>(t) * TM + sl.lane] |=
               static_cast<uint32_t>(x.sa[static_cast<size_t>(m0 + r) * nb + blk] & 0xff) << (8 * sl.byte);
         }
         for (int n = 0; n < tl::kTcgen05TileN; ++n) {
@@ -187,11 +191,11 @@ std::optional<Array> run_tcgen05_case(const Case& c, std::string& err, const Bac
       return std::nullopt;
     }
     for (int t = 0; t < T; ++t) {
-      const int m0 = (t / TN) * tl::kTcgen05TileM, n0 = (t % TN) * tl::kTcgen05TileN;
-      for (int r = 0; r < tl::kTcgen05TileM; ++r)
+      const int m0 = (t / TN) * TM, n0 = (t % TN) * tl::kTcgen05TileN;
+      for (int r = 0; r < TM; ++r)
         for (int n = 0; n < tl::kTcgen05TileN; ++n)
           acc[static_cast<size_t>(m0 + r) * N + n0 + n] =
-              d[(static_cast<size_t>(t) * tl::kTcgen05TileM + r) * tl::kTcgen05TileN + n] & mask_of(cb);
+              d[(static_cast<size_t>(t) * TM + r) * tl::kTcgen05TileN + n] & mask_of(cb);
     }
   }
   Array out = c.expected;
@@ -204,7 +208,7 @@ std::optional<Array> run_tcgen05_case(const Case& c, std::string& err, const Bac
 DotRunner tcgen05_dot_runner(const tcemu::InstrEntry& e, const Backend& be) {
   return [&e, be](const std::vector<DotQuery>& qs) {
     namespace tg = tcemu::golden;
-    const int M = tl::kTcgen05TileM, N = tl::kTcgen05TileN, K = e.K, per = N;
+    const int M = tl::kTcgen05TileM * tl::tcgen05_ctas(tcgen05_variant(e.ptx)), N = tl::kTcgen05TileN, K = e.K, per = N;
     const bool integer = e.params.kind == tcemu::DatapathKind::integer;
     const tg::ElemType acc = integer ? tg::s32_type() : tg::elem_type(*tcemu::acc_format(e.dtype));
     const int nb = e.scale_type ? K / e.scale_block : 0;

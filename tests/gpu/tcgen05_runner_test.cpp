@@ -342,6 +342,15 @@ TEST(Tcgen05Runner, SaysWhyNot) {
             std::string::npos);
 }
 
+TEST(Tcgen05Runner, RandomRequestsRun) {
+  // What `tcemu-gpu random` generates for every entry with a kernel runs on sm_100a.
+  for (const tcemu::InstrEntry* e : tcgen05_entries()) {
+    if (!tcgen05_entry_why_not(*e).empty()) continue;
+    const tg::Case c = tg::generate_mma(tcgen05_random_request(*e, 2, tg::Dist::normal, 1));
+    EXPECT_EQ(why_not_runnable(c, device(10, 0)), "") << e->ptx;
+  }
+}
+
 TEST(Tcgen05Runner, CommittedSetsRunOnSm100a) {
   // Every committed tcgen05 case (golden/sets/tcgen05_*.json) is runnable on sm_100a and packs
   // without error through a stand-in that hands C back (their operands are not small integers:

@@ -37,6 +37,7 @@
 #include "tcemu_golden/compare.hpp"
 #include "tcemu_golden/generate.hpp"
 #include "tcemu_golden/golden.hpp"
+#include "tcemu_golden/instr_tile.hpp"
 
 namespace {
 
@@ -242,7 +243,7 @@ std::string tcgen05_types(const tcemu::InstrEntry& e) {
 }
 
 // Random cases of tcgen05.mma (sm_100a): per catalog entry, as for the other instructions, in
-// tiles of 64 x 8 outputs (the committed sets' tile; tcemu-gpu runs them as 32 x 8 pieces).
+// the catalog's default tiles (64 x 8, the committed sets'; 128 x 16 for cta_group::2).
 void random_tcgen05(const Args& a, const DeviceInfo& dev, tg::GoldenFile& measured, std::vector<Outcome>& res) {
   if (dev.arch_bit() != 2) return;
   const auto dists = tg::all_distributions();
@@ -257,19 +258,13 @@ void random_tcgen05(const Args& a, const DeviceInfo& dev, tg::GoldenFile& measur
       res.push_back(o);
       continue;
     }
-    const long tiles = std::max<long>(1, a.tiles * 128 / (64 * 8));
+    const tg::InstrTile tile = tg::default_tile(*e);
+    const long tiles = std::max<long>(1, a.tiles * 128 / static_cast<long>(tile.m * tile.n));
     const long per = std::max<long>(1, tiles / static_cast<long>(dists.size()));
     const int side = static_cast<int>(std::max<long>(1, static_cast<long>(std::ceil(std::sqrt(static_cast<double>(per))))));
     std::vector<std::future<tg::Case>> jobs;
     for (size_t di = 0; di < dists.size(); ++di) {
-      tg::MmaGenRequest r;
-      r.arch = "sm_100a";
-      r.ptx = e->ptx;
-      r.atype = e->atype, r.btype = e->btype, r.dtype = e->dtype, r.stype = e->scale_type;
-      r.tile_m = 64, r.tile_n = 8;
-      r.M = 64 * side, r.N = 8 * side, r.K = e->K;
-      r.dist_a = r.dist_b = r.dist_c = dists[di];
-      r.seed = a.seed + di;
+      const tg::MmaGenRequest r = tcgen05_random_request(*e, side, dists[di], a.seed + di);
       jobs.push_back(std::async(std::launch::async, [r] { return tg::generate_mma(r); }));
     }
     tg::GoldenFile gf;

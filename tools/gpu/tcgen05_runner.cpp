@@ -8,6 +8,7 @@
 #include "tcemu/catalog.hpp"
 #include "tcemu/format.hpp"
 #include "tcemu_golden/evaluate.hpp"
+#include "tcemu_golden/instr_tile.hpp"
 #include "tcgen05_layout.hpp"
 
 namespace tcemu_gpu {
@@ -203,6 +204,19 @@ std::optional<Array> run_tcgen05_case(const Case& c, std::string& err, const Bac
   for (size_t r = 0; r < out.rows; ++r)
     for (size_t q = 0; q < out.cols; ++q) out.set(r, q, acc[r * out.cols + q]);
   return out;
+}
+
+tcemu::golden::MmaGenRequest tcgen05_random_request(const tcemu::InstrEntry& e, int side, tcemu::golden::Dist dist,
+                                                    uint64_t seed) {
+  tcemu::golden::MmaGenRequest r;
+  const tcemu::golden::InstrTile tile = tcemu::golden::default_tile(e);
+  r.arch = e.arch;
+  r.ptx = e.ptx;
+  r.atype = e.atype, r.btype = e.btype, r.dtype = e.dtype, r.stype = e.scale_type;
+  r.M = tile.m * side, r.N = tile.n * side, r.K = e.K;
+  r.dist_a = r.dist_b = r.dist_c = dist;
+  r.seed = seed;
+  return r;
 }
 
 DotRunner tcgen05_dot_runner(const tcemu::InstrEntry& e, const Backend& be) {

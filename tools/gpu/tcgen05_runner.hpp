@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "case_runner.hpp"
+#include "tcemu_golden/generate.hpp"
 
 namespace tcemu_gpu {
 
@@ -29,6 +30,11 @@ std::string tcgen05_why_not(const tcemu::golden::Case& c, const DeviceInfo& dev)
 uint32_t tcgen05_case_idesc(const tcemu::InstrEntry& e, bool negate_a, bool negate_b);
 
 std::optional<tcemu::golden::Array> run_tcgen05_case(const tcemu::golden::Case& c, std::string& err, const Backend& be);
+
+// The generator request of `tcemu-gpu random` for the entry: side x side instruction tiles of the
+// catalog's default tile (64 x 8; 128 x 16 for cta_group::2), one K step, operands from `dist`.
+tcemu::golden::MmaGenRequest tcgen05_random_request(const tcemu::InstrEntry& e, int side, tcemu::golden::Dist dist,
+                                                    uint64_t seed);
 
 // The probes' dot products (probe.hpp) through the entry: query i in row i of A and column i
 // of B, 8 queries per device tile.

@@ -175,7 +175,11 @@ Backend standin(bool swap = false, int* calls = nullptr) {
             const int64_t cv = l.enable_input_d ? static_cast<int32_t>(c[w]) : 0;
             d[w] = static_cast<uint32_t>(isum + cv);
           } else {
-            const double cv = l.enable_input_d ? value(cf, c[w] & (id.dtype == 0 ? 0xffffu : 0xffffffffu)) : 0.0;
+            double cv = l.enable_input_d ? value(cf, c[w] & (id.dtype == 0 ? 0xffffu : 0xffffffffu)) : 0.0;
+            if (l.scale_input_d >= 0) {  // 9.7.16.10.9: D = A*B + D * 2^-scale-input-d (f16, tf32)
+              if (k != K::f16 && k != K::tf32) return std::string("scale-input-d with kind ") + ptx;
+              cv = std::ldexp(cv, -l.scale_input_d);
+            }
             d[w] = static_cast<uint32_t>(encode(cf, sum + cv));
           }
         }
@@ -185,7 +189,7 @@ Backend standin(bool swap = false, int* calls = nullptr) {
 }
 
 // A small-integer case of the entry: exact in every datapath.
-tg::Case small_case(const tcemu::InstrEntry& e, int M, int N, int K, bool neg, bool scale_d) {
+tg::Case small_case(const tcemu::InstrEntry& e, int M, int N, int K, bool neg, bool scale_d, int sid = -1) {
   tg::Case c;
   c.name = "small";
   c.op = tg::OpKind::mma;
@@ -194,6 +198,7 @@ tg::Case small_case(const tcemu::InstrEntry& e, int M, int N, int K, bool neg, b
   c.mma.M = M, c.mma.N = N, c.mma.K = K, c.mma.tile_m = 64, c.mma.tile_n = 8;
   c.mma.options.negate_a = neg;
   c.mma.options.scale_d = scale_d;
+  c.mma.options.scale_input_d = sid;
   const bool integer = e.params.kind == tcemu::DatapathKind::integer;
   const tg::ElemType acc = integer ? tg::s32_type() : tg::elem_type(*tcemu::acc_format(e.dtype));
   auto code = [](Fmt f, int v) {
@@ -250,7 +255,9 @@ TEST(Tcgen05Runner, EveryEntryThroughTheStandIn) {
     const bool i8 = e->params.kind == tcemu::DatapathKind::integer;
     // Two K steps (the second's C is the first's D), two tiles of 32 rows, two of 8 columns;
     // negation and enable-input-d = 0 on alternating entries.
-    const tg::Case c = small_case(*e, 64, 16, 2 * e->K, !i8 && ran % 2 == 1, ran % 3 != 2);
+    // scale-input-d 3 for the f16 and tf32 kinds on alternating entries.
+    const bool sid_ok = e->ptx.find("kind::f16") != std::string::npos || e->ptx.find("kind::tf32") != std::string::npos;
+    const tg::Case c = small_case(*e, 64, 16, 2 * e->K, !i8 && ran % 2 == 1, ran % 3 != 2, sid_ok && ran % 2 == 0 ? 3 : -1);
     ASSERT_EQ(why_not_runnable(c, device(10, 0)), "") << e->ptx;
     std::string err;
     const auto hw = run_case(c, err, be);
@@ -320,8 +327,7 @@ TEST(Tcgen05Runner, SaysWhyNot) {
   EXPECT_NE(why_not_runnable(c, device(9, 0)).find("needs sm_100a"), std::string::npos);
   EXPECT_NE(why_not_runnable(c, device(12, 0)).find("needs sm_100a"), std::string::npos);
   c.mma.options.scale_input_d = 3;
-  EXPECT_NE(why_not_runnable(c, device(10, 0)).find("scale_input_d"), std::string::npos);
-  c.mma.options.scale_input_d = -1;
+  EXPECT_EQ(why_not_runnable(c, device(10, 0)), "");
   c.mma.M = 48;
   EXPECT_NE(why_not_runnable(c, device(10, 0)).find("multiples"), std::string::npos);
   const tcemu::InstrLookup i8 =
@@ -329,6 +335,9 @@ TEST(Tcgen05Runner, SaysWhyNot) {
   ASSERT_TRUE(i8.entry) << i8.error;
   tg::Case ci = small_case(*i8.entry, 64, 8, 32, true, true);
   EXPECT_NE(why_not_runnable(ci, device(10, 0)).find("kind::i8 has no negation"), std::string::npos);
+  ci.mma.options.negate_a = false;
+  ci.mma.options.scale_input_d = 2;
+  EXPECT_NE(why_not_runnable(ci, device(10, 0)).find("f16 and tf32 only"), std::string::npos);
   const tcemu::InstrLookup pair =
       tcemu::find_instruction("sm_100a", "tcgen05.mma.cta_group::2.kind::f16", Fmt::f16, Fmt::f16, tcemu::AccType::f32);
   ASSERT_TRUE(pair.entry) << pair.error;

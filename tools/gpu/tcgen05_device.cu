@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu_backend.hpp"
@@ -78,6 +79,38 @@ __device__ __forceinline__ void tc_mma_pair(uint32_t dt, uint64_t da, uint64_t d
 #undef TCEMU_TC_PAIR
 }
 
+// The form with scale-input-d (kinds f16 and tf32): D = A*B + D*2^-S, S an immediate 0..15.
+template <int V, int S>
+__device__ __forceinline__ void tc_mma_sid(uint32_t dt, uint64_t da, uint64_t db, uint32_t idesc, int enable) {
+#define TCEMU_TC_SID(CG, KIND)                                                                             \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %4, 0;\ntcgen05.mma.cta_group::" CG ".kind::" KIND       \
+               " [%0], %1, %2, %3, p, %5;\n}\n" ::"r"(dt),                                                \
+               "l"(da), "l"(db), "r"(idesc), "r"(enable), "n"(S)                                          \
+               : "memory")
+  if constexpr (V == 0) TCEMU_TC_SID("1", "f16");
+  else if constexpr (V == 1) TCEMU_TC_SID("1", "tf32");
+  else if constexpr (V == 8) TCEMU_TC_SID("2", "f16");
+  else if constexpr (V == 9) TCEMU_TC_SID("2", "tf32");
+#undef TCEMU_TC_SID
+}
+template <int V, int... S>
+__device__ __forceinline__ void tc_mma_sid_dispatch(int s, uint32_t dt, uint64_t da, uint64_t db, uint32_t idesc,
+                                                    int enable, std::integer_sequence<int, S...>) {
+  ((s == S ? tc_mma_sid<V, S>(dt, da, db, idesc, enable) : void()), ...);
+}
+// Issues the instruction: with scale-input-d when sid >= 0 (the host allows it for f16, tf32).
+template <int V>
+__device__ __forceinline__ void tc_issue(uint32_t dt, uint64_t da, uint64_t db, uint32_t idesc, uint32_t sfa,
+                                         uint32_t sfb, int enable, int sid) {
+  if constexpr (V == 0 || V == 1 || V == 8 || V == 9)
+    if (sid >= 0) {
+      tc_mma_sid_dispatch<V>(sid, dt, da, db, idesc, enable, std::make_integer_sequence<int, 16>{});
+      return;
+    }
+  if constexpr (V < 8) tc_mma<V>(dt, da, db, idesc, sfa, sfb, enable);
+  else tc_mma_pair<V>(dt, da, db, idesc, enable);
+}
+
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
@@ -117,7 +150,7 @@ __device__ __forceinline__ void tc_ld16(uint32_t taddr, uint32_t (&r)[16]) {
 template <int V>
 __global__ void __launch_bounds__(128) tc_kernel(const uint8_t* a_img, const uint8_t* b_img, const uint32_t* fc,
                                                  const uint32_t* fsa, const uint32_t* fsb, uint32_t* fd, uint32_t idesc,
-                                                 uint64_t adesc, uint64_t bdesc, int enable_input_d) {
+                                                 uint64_t adesc, uint64_t bdesc, int enable_input_d, int sid) {
 #if TCEMU_TCGEN05_BODY
   __shared__ __align__(1024) uint8_t sa[tl::kTcgen05AFull];
   __shared__ __align__(1024) uint8_t sb[tl::kTcgen05BFull];
@@ -170,7 +203,7 @@ __global__ void __launch_bounds__(128) tc_kernel(const uint8_t* a_img, const uin
   if (tid == 0) {
     const uint64_t da = adesc | ((static_cast<uint64_t>(__cvta_generic_to_shared(sa)) >> 4) & 0x3fff);
     const uint64_t db = bdesc | ((static_cast<uint64_t>(__cvta_generic_to_shared(sb)) >> 4) & 0x3fff);
-    tc_mma<V>(tmem, da, db, idesc, tmem + tl::kTcgen05SfaCol, tmem + tl::kTcgen05SfbCol, enable_input_d);
+    tc_issue<V>(tmem, da, db, idesc, tmem + tl::kTcgen05SfaCol, tmem + tl::kTcgen05SfbCol, enable_input_d, sid);
     asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];\n" ::"r"(mbar_addr)
                  : "memory");
   }
@@ -196,7 +229,7 @@ __global__ void __launch_bounds__(128) tc_kernel(const uint8_t* a_img, const uin
   }
 #else
   (void)a_img, (void)b_img, (void)fc, (void)fsa, (void)fsb, (void)fd, (void)idesc, (void)adesc, (void)bdesc,
-      (void)enable_input_d;
+      (void)enable_input_d, (void)sid;
 #endif
 }
 
@@ -209,7 +242,8 @@ __global__ void __launch_bounds__(128) tc_kernel(const uint8_t* a_img, const uin
 template <int V>
 __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128)
     tc_pair_kernel(const uint8_t* a_img, const uint8_t* b_img, const uint32_t* fc, const uint32_t* fsa,
-                   const uint32_t* fsb, uint32_t* fd, uint32_t idesc, uint64_t adesc, uint64_t bdesc, int enable_input_d) {
+                   const uint32_t* fsb, uint32_t* fd, uint32_t idesc, uint64_t adesc, uint64_t bdesc, int enable_input_d,
+                   int sid) {
 #if TCEMU_TCGEN05_BODY
   __shared__ __align__(1024) uint8_t sa[tl::kTcgen05AFull];
   __shared__ __align__(1024) uint8_t sb[tl::kTcgen05BFull];
@@ -261,7 +295,7 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128)
   if (rank == 0 && tid == 0) {
     const uint64_t da = adesc | ((static_cast<uint64_t>(__cvta_generic_to_shared(sa)) >> 4) & 0x3fff);
     const uint64_t db = bdesc | ((static_cast<uint64_t>(__cvta_generic_to_shared(sb)) >> 4) & 0x3fff);
-    tc_mma_pair<V>(tmem, da, db, idesc, enable_input_d);
+    tc_issue<V>(tmem, da, db, idesc, 0, 0, enable_input_d, sid);
     asm volatile(
         "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%0], %1;\n" ::"r"(
             mbar_addr),
@@ -283,12 +317,12 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128)
   }
 #else
   (void)a_img, (void)b_img, (void)fc, (void)fsa, (void)fsb, (void)fd, (void)idesc, (void)adesc, (void)bdesc,
-      (void)enable_input_d;
+      (void)enable_input_d, (void)sid;
 #endif
 }
 
 using Kernel = void (*)(const uint8_t*, const uint8_t*, const uint32_t*, const uint32_t*, const uint32_t*, uint32_t*,
-                        uint32_t, uint64_t, uint64_t, int);
+                        uint32_t, uint64_t, uint64_t, int, int);
 const Kernel kKernels[tl::kTcgen05Variants] = {
     &tc_kernel<0>,      &tc_kernel<1>,      &tc_kernel<2>,       &tc_kernel<3>,      &tc_kernel<4>, &tc_kernel<5>,
     &tc_kernel<6>,      &tc_kernel<7>,      &tc_pair_kernel<8>,  &tc_pair_kernel<9>, &tc_pair_kernel<10>,
@@ -326,6 +360,8 @@ std::string run_tcgen05(const std::string& ptx, int tiles, const Tcgen05Launch& 
   for (int i = 0; i < tl::kTcgen05Variants; ++i)
     if (ptx == tl::kTcgen05Spellings[i]) v = i;
   if (v < 0) return "no tcgen05 kernel for " + ptx;
+  if (l.scale_input_d > 15 || (l.scale_input_d >= 0 && v != 0 && v != 1 && v != 8 && v != 9))
+    return "run_tcgen05: scale_input_d is 0..15 and only for kinds f16, tf32";
   const size_t T = static_cast<size_t>(tiles), P = static_cast<size_t>(tl::tcgen05_ctas(v)),
                words = T * P * tl::kTcgen05TileM * tl::kTcgen05TileN;
   if (tiles <= 0 || a_img.size() != T * P * tl::kTcgen05AImage || b_img.size() != T * tl::kTcgen05BImage ||
@@ -340,7 +376,8 @@ std::string run_tcgen05(const std::string& ptx, int tiles, const Tcgen05Launch& 
   if ((e = da.up(a_img)) != cudaSuccess || (e = db.up(b_img)) != cudaSuccess || (e = dc.up(c)) != cudaSuccess ||
       (e = dsa.up(sa)) != cudaSuccess || (e = dsb.up(sb)) != cudaSuccess || (e = dd.up(c)) != cudaSuccess)
     return err_of(e, "upload");
-  kKernels[v]<<<tiles * static_cast<int>(P), 128>>>(da.p, db.p, dc.p, dsa.p, dsb.p, dd.p, l.idesc, l.adesc, l.bdesc, l.enable_input_d ? 1 : 0);
+  kKernels[v]<<<tiles * static_cast<int>(P), 128>>>(da.p, db.p, dc.p, dsa.p, dsb.p, dd.p, l.idesc, l.adesc, l.bdesc, l.enable_input_d ? 1 : 0,
+      l.scale_input_d);
   if ((e = cudaGetLastError()) != cudaSuccess) return err_of(e, "launch");
   if ((e = cudaDeviceSynchronize()) != cudaSuccess) return err_of(e, "kernel");
   d.resize(words);

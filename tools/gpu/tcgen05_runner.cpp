@@ -96,9 +96,11 @@ std::string tcgen05_why_not(const Case& c, const DeviceInfo& dev) {
   }
   const tcemu::MmaOptions& o = c.mma.options;
   if (o.promote_every != 0) return "promote_every is a kernel's software loop, not one instruction";
-  if (o.scale_input_d >= 0)
-    return "scale_input_d is an immediate operand of tcgen05.mma (kinds f16, tf32); the kernels are built without it";
-  if ((o.negate_a || o.negate_b) && tl::tcgen05_variant_kind(tcgen05_variant(e.ptx)) == tl::Tcgen05Kind::i8)
+  const tl::Tcgen05Kind kind = tl::tcgen05_variant_kind(tcgen05_variant(e.ptx));
+  if (o.scale_input_d > 15) return "scale_input_d must be 0..15";
+  if (o.scale_input_d >= 0 && kind != tl::Tcgen05Kind::f16 && kind != tl::Tcgen05Kind::tf32)
+    return "scale_input_d is an operand of tcgen05.mma for kinds f16 and tf32 only";
+  if ((o.negate_a || o.negate_b) && kind == tl::Tcgen05Kind::i8)
     return "kind::i8 has no negation (instruction descriptor bits 13-14 must be 0, Table 42)";
   const int rows = tl::kTcgen05TileM * tl::tcgen05_ctas(tcgen05_variant(e.ptx));
   if (c.mma.M % rows || c.mma.N % tl::kTcgen05TileN || c.mma.K % e.K || c.mma.K == 0)
@@ -183,6 +185,8 @@ std::optional<Array> run_tcgen05_case(const Case& c, std::string& err, const Bac
     }
     // enable-input-d: the case's scale_d for the first step, then each step's D is the next C.
     l.enable_input_d = s > 0 || c.mma.options.scale_d;
+    // scale-input-d scales C, the first step's input, as the emulator does (mma.hpp).
+    l.scale_input_d = s == 0 && c.mma.options.scale_d ? c.mma.options.scale_input_d : -1;
     if (std::string e2 = be.tcgen05(e.ptx, T, l, ai, bi, cw, sa, sb, d); !e2.empty()) {
       err = e2;
       return std::nullopt;

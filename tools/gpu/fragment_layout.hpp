@@ -183,9 +183,10 @@ TCEMU_FL_HD inline ScaleSlot mma_scale_b_slot(int col, int j, int byte_id, int t
 }
 
 // ---- kind::f8f6f4 element containers (9.7.14.2, 9.7.16.4.x) ---------------------------------
-// In mma.sync kind::f8f6f4 and tcgen05 kind::f8f6f4/mxf8f6f4, FP6 and FP4 elements travel in
-// 8-bit containers. The ISA's figures put the FP6 code in bits 2..7 and the FP4 code in bits
-// 2..5 of the byte (padding below, and above for FP4).
+// In mma.sync kind::f8f6f4 registers, FP6 and FP4 elements travel in 8-bit containers. The
+// ISA's figures put the FP6 code in bits 2..7 and the FP4 code in bits 2..5 of the byte
+// (padding below, and above for FP4). tcgen05's shared memory packs them instead (16 codes,
+// then padding to 16 bytes: tcgen05_layout.hpp).
 TCEMU_FL_HD inline uint32_t f8f6f4_container(uint32_t code, int bits) {
   return bits == 8 ? (code & 0xffu) : ((code & ((1u << bits) - 1)) << 2);
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "case_runner.hpp"
+#include "tcgen05_runner.hpp"
 #include "tcemu/catalog.hpp"
 #include "tcemu/format.hpp"
 #include "tcemu_golden/evaluate.hpp"
@@ -73,6 +74,61 @@ TEST(Device, EveryInstructionOnSmallIntegers) {
     ++ran;
   }
   EXPECT_GT(ran, 0);
+}
+
+// tcgen05.mma (sm_100a, tcgen05_runner.cpp): every catalog entry with a kernel (cta_group::1;
+// cta_group::2 without block scaling, a 64-row device tile over the CTA pair), two K steps,
+// two 32-row and two 8-column tiles, the same small integers and power-of-two scales.
+TEST(Device, Tcgen05OnSmallIntegers) {
+  const DeviceInfo dev = query_device();
+  if (!dev.present) GTEST_SKIP() << "no CUDA device: " << dev.why_not;
+  if (dev.arch_bit() != 2) GTEST_SKIP() << dev.name << " is not sm_100a (tcgen05.mma)";
+  int ran = 0;
+  for (const tcemu::InstrEntry* ep : tcgen05_entries()) {
+    if (!tcgen05_entry_why_not(*ep).empty()) continue;
+    const tcemu::InstrEntry& e = *ep;
+    const bool integer = e.params.kind == tcemu::DatapathKind::integer;
+    const tg::ElemType acc = integer ? tg::s32_type() : tg::elem_type(*tcemu::acc_format(e.dtype));
+    tg::Case c;
+    c.name = "small-integers";
+    c.op = tg::OpKind::mma;
+    c.mma.arch = e.arch, c.mma.ptx = e.ptx, c.mma.entry = &e;
+    c.mma.atype = e.atype, c.mma.btype = e.btype, c.mma.dtype = e.dtype, c.mma.stype = e.scale_type;
+    c.mma.M = 64, c.mma.N = 16, c.mma.K = 2 * e.K, c.mma.tile_m = 64, c.mma.tile_n = 8;
+    // scale-input-d (kinds f16, tf32) on every other entry: C * 2^-2 stays exact.
+    if ((e.ptx.find("kind::f16") != std::string::npos || e.ptx.find("kind::tf32") != std::string::npos) && ran % 2 == 0)
+      c.mma.options.scale_input_d = 2;
+    const int M = c.mma.M, N = c.mma.N, K = c.mma.K;
+    auto code = [](tcemu::Fmt f, int v) {
+      if (!tcemu::info(f).is_signed) v = std::abs(v);
+      if (tcemu::info(f).is_int) return static_cast<uint64_t>(static_cast<int64_t>(v)) & tcemu::info(f).code_mask();
+      return *tcemu::encode_exact(f, v < 0, static_cast<uint64_t>(std::abs(v)), 0);
+    };
+    std::vector<uint64_t> A(M * K), B(K * N), C(M * N);
+    for (int i = 0; i < M * K; ++i) A[i] = code(e.atype, (i * 5 + i / K) % 7 - 3);
+    for (int i = 0; i < K * N; ++i) B[i] = code(e.btype, (i * 3 + 1 + i / N) % 5 - 2);
+    for (int i = 0; i < M * N; ++i) C[i] = integer ? static_cast<uint64_t>(i % 17 - 8) & 0xffffffffu : code(*tcemu::acc_format(e.dtype), i % 17 - 8);
+    c.operands["A"] = tg::make_array(tg::elem_type(e.atype), M, K, A);
+    c.operands["B"] = tg::make_array(tg::elem_type(e.btype), K, N, B);
+    c.operands["C"] = tg::make_array(acc, M, N, C);
+    if (e.scale_type) {
+      const int nb = K / e.scale_block;
+      std::vector<uint64_t> sa(M * nb), sb(N * nb);
+      for (int r = 0; r < M; ++r)
+        for (int j = 0; j < nb; ++j) sa[r * nb + j] = *tcemu::encode_exact(*e.scale_type, false, 1, (r + j) % 4);
+      for (int n = 0; n < N; ++n)
+        for (int j = 0; j < nb; ++j) sb[n * nb + j] = *tcemu::encode_exact(*e.scale_type, false, 1, (n + 2 * j) % 4);
+      c.operands["scale_A"] = tg::make_array(tg::elem_type(*e.scale_type), M, nb, sa);
+      c.operands["scale_B"] = tg::make_array(tg::elem_type(*e.scale_type), N, nb, sb);
+    }
+    c.expected = tg::make_array(acc, M, N, C);
+    std::string err;
+    const auto hw = run_case(c, err);
+    ASSERT_TRUE(hw.has_value()) << e.ptx << ": " << err;
+    EXPECT_EQ(hw->logical(), tg::evaluate(c)) << e.ptx << " " << tcemu::info(e.atype).name << "." << tcemu::info(e.btype).name;
+    ++ran;
+  }
+  EXPECT_GT(ran, 100);
 }
 
 }  // namespace

@@ -298,7 +298,8 @@ TEST(FragmentLayout, Descriptors) {
 TEST(FragmentLayout, Tcgen05ScaleBytes) {
   // 9.7.16.10.7.2: 1X at byte SFA_ID, 2X at SFA_ID (0 or 2) + j, 4X bytes 0..3.
   EXPECT_EQ(tcgen05_scale_slot(77, 0, 3).byte, 3);
-  EXPECT_EQ(tcgen05_scale_slot(77, 0, 3).lane, 77);
+  EXPECT_EQ(tcgen05_scale_slot(77, 0, 3).lane, 13);  // 32-lane chunks in columns: 77 = 2*32 + 13
+  EXPECT_EQ(tcgen05_scale_slot(77, 0, 3).col, 2);
   EXPECT_EQ(tcgen05_scale_slot(5, 1, 2).byte, 3);
   EXPECT_EQ(tcgen05_scale_slot(5, 3, 0).byte, 3);
 }

@@ -9,6 +9,7 @@
 #include "fragment_layout.hpp"
 #include "tcemu/format.hpp"
 #include "tcemu_golden/evaluate.hpp"
+#include "tcgen05_runner.hpp"
 
 namespace tcemu_gpu {
 
@@ -203,9 +204,9 @@ std::string why_not_runnable(const Case& c, const DeviceInfo& dev) {
     return "";
   }
   const std::string& ptx = c.mma.entry ? c.mma.entry->ptx : c.mma.ptx;
+  if (is_tcgen05(ptx)) return tcgen05_why_not(c, dev);
   const InstrInfo* in = find_instr(ptx);
   if (!in) {
-    if (ptx.rfind("tcgen05", 0) == 0) return "tcgen05.mma kernels are not implemented yet";
     return std::string("no kernel for ") + ptx;
   }
   // A case's expected results model the architecture it names: run it only on that family
@@ -254,6 +255,7 @@ std::optional<Array> run_case(const Case& c, std::string& err, const Backend& be
     err = "not an instruction case";
     return std::nullopt;
   }
+  if (is_tcgen05(c.mma.entry ? c.mma.entry->ptx : c.mma.ptx)) return run_tcgen05_case(c, err, be);
   const InstrInfo* in = find_instr(c.mma.entry ? c.mma.entry->ptx : c.mma.ptx);
   if (!in) {
     err = std::string("no kernel for ") + c.mma.ptx;

@@ -35,6 +35,10 @@ struct Backend {
   std::function<std::string(const std::string&, const std::vector<uint64_t>&, const std::vector<uint64_t>&,
                             std::vector<uint64_t>&)>
       cvt = run_cvt;
+  std::function<std::string(const std::string&, int, const Tcgen05Launch&, const std::vector<uint8_t>&,
+                            const std::vector<uint8_t>&, const std::vector<uint32_t>&, const std::vector<uint32_t>&,
+                            const std::vector<uint32_t>&, std::vector<uint32_t>&)>
+      tcgen05 = run_tcgen05;  // tcgen05_runner.cpp
 };
 std::optional<tcemu::golden::Array> run_case(const tcemu::golden::Case& c, std::string& err, const Backend& be = {});
 

@@ -79,7 +79,7 @@ LOG="$OUT/build.log"
 # Compiles the host sources (emulator, golden, tcemu-gpu host side) in parallel.
 build_host() {
   local srcs=(emulator/src/*.cpp golden/src/*.cpp tools/gpu/case_runner.cpp tools/gpu/probe.cpp
-              tools/gpu/instr_table.cpp tools/gpu/tcemu_gpu_main.cpp "$@")
+              tools/gpu/instr_table.cpp tools/gpu/tcgen05_runner.cpp tools/gpu/tcemu_gpu_main.cpp "$@")
   mkdir -p "$BUILD/obj"
   printf '%s\n' "${srcs[@]}" | xargs -P "$JOBS" -I{} sh -c \
     'o='"$BUILD"'/obj/$(echo {} | tr / _).o; '"$CXX"' -std=c++20 -O2 '"$INC"' -c {} -o $o >>'"$LOG"' 2>&1 || { echo "FAILED {}" >>'"$LOG"'; exit 255; }'
@@ -127,10 +127,11 @@ COMMIT_DIR=${COMMIT_DIR:-golden/hw/$SLUG}
 "$NVCC" --version | tail -2
 stamp "GPU $GPU_NAME ($ARCH); output $OUT; measured sets to $COMMIT_DIR"
 
-stamp "build: host sources (g++ -j$JOBS), mma_device.cu and cvt_check.cu (nvcc, $ARCH) in parallel"
+stamp "build: host sources (g++ -j$JOBS), mma_device.cu, tcgen05_device.cu and cvt_check.cu (nvcc, $ARCH) in parallel"
 # The wgmma kernels (tools/gpu/gen/wgmma_part*.cu, sm_90a only) compile in parallel; other
-# GPUs build mma_device.cu without them (TCEMU_GPU_NO_WGMMA).
-DEV_OBJS=("$BUILD/mma_device.o")
+# GPUs build mma_device.cu without them (TCEMU_GPU_NO_WGMMA). tcgen05_device.cu: the
+# tcgen05.mma kernels have bodies on sm_100a only (empty elsewhere).
+DEV_OBJS=("$BUILD/mma_device.o" "$BUILD/tcgen05_device.o")
 WG_PIDS=()
 NO_WG=-DTCEMU_GPU_NO_WGMMA
 if [ "$ARCH" = sm_90a ]; then
@@ -144,7 +145,9 @@ if [ "$ARCH" = sm_90a ]; then
   done
 fi
 ( "$NVCC" -std=c++20 -O2 -gencode=arch=$GEN,code=${ARCH} $NO_WG -Itools/gpu -Iemulator/include -c tools/gpu/mma_device.cu \
-    -o "$BUILD/mma_device.o" >"$BUILD/mma_device.log" 2>&1 ) &
+    -o "$BUILD/mma_device.o" >"$BUILD/mma_device.log" 2>&1 &&
+  "$NVCC" -std=c++20 -O2 -gencode=arch=$GEN,code=${ARCH} -Itools/gpu -c tools/gpu/tcgen05_device.cu \
+    -o "$BUILD/tcgen05_device.o" >>"$BUILD/mma_device.log" 2>&1 ) &
 DEV_PID=$!
 CVT_BUILD=1
 if [ "$ARCH" = sm_90a ]; then

@@ -183,9 +183,10 @@ TCEMU_FL_HD inline ScaleSlot mma_scale_b_slot(int col, int j, int byte_id, int t
 }
 
 // ---- kind::f8f6f4 element containers (9.7.14.2, 9.7.16.4.x) ---------------------------------
-// In mma.sync kind::f8f6f4 and tcgen05 kind::f8f6f4/mxf8f6f4, FP6 and FP4 elements travel in
-// 8-bit containers. The ISA's figures put the FP6 code in bits 2..7 and the FP4 code in bits
-// 2..5 of the byte (padding below, and above for FP4).
+// In mma.sync kind::f8f6f4 registers, FP6 and FP4 elements travel in 8-bit containers. The
+// ISA's figures put the FP6 code in bits 2..7 and the FP4 code in bits 2..5 of the byte
+// (padding below, and above for FP4). tcgen05's shared memory packs them instead (16 codes,
+// then padding to 16 bytes: tcgen05_layout.hpp).
 TCEMU_FL_HD inline uint32_t f8f6f4_container(uint32_t code, int bits) {
   return bits == 8 ? (code & 0xffu) : ((code & ((1u << bits) - 1)) << 2);
 }
@@ -244,6 +245,7 @@ struct Tcgen05Desc {
   bool saturate = false;  // kind::i8
   bool scale_ue8m0 = true;  // block-scaled kinds: bit 23 (UE8M0 = 1, UE4M3 = 0)
   int sfa_id = 0, sfb_id = 0;
+  bool negate_a = false, negate_b = false;  // bits 13, 14 (kind::i8: must be 0)
 };
 // Type codes: kind::f16 F16 = 0, BF16 = 1; kind::tf32 TF32 = 2; f8f6f4/mxf8f6f4 E4M3 = 0,
 // E5M2 = 1, E2M3 = 3, E3M2 = 4, E2M1 = 5; i8 U8 = 0, S8 = 1; mxf4/mxf4nvf4 E2M1 = 1.
@@ -253,6 +255,8 @@ TCEMU_FL_HD inline uint32_t tcgen05_idesc(const Tcgen05Desc& d) {
   v |= static_cast<uint32_t>(d.atype & 7) << 7;
   v |= static_cast<uint32_t>(d.btype & (d.kind == Tcgen05Kind::mxf4 || d.kind == Tcgen05Kind::mxf4nvf4 ? 3 : 7)) << 10;
   v |= static_cast<uint32_t>((d.n >> 3) & 0x3f) << 17;
+  if (d.negate_a) v |= 1u << 13;
+  if (d.negate_b) v |= 1u << 14;
   if (!scaled) {
     if (d.saturate) v |= 1u << 3;
     v |= static_cast<uint32_t>(d.dtype & 3) << 4;
@@ -267,17 +271,21 @@ TCEMU_FL_HD inline uint32_t tcgen05_idesc(const Tcgen05Desc& d) {
 }
 
 // ---- tcgen05 scale factors in tensor memory (9.7.16.10.7.2-3) --------------------------------
-// Row r of scale_A (r < 128, one TMEM lane per row of A for M = 128) and row n of scale_B
-// (n < 128, one lane per column of D) keep their V scales in one 32-bit TMEM word of the
-// scale-factor column: 1X at byte SF_ID, 2X at bytes SF_ID (0 or 2) and SF_ID + 1, 4X at bytes
-// 0..3 (SF_ID = 0). Scale factors are duplicated over all 32-lane partitions as the ISA asks;
-// M or N > 128 (cta_group::2, N = 256) use layouts this function does not cover.
+// Row r of scale_A (r < 128) and row n of scale_B (n < 128, one per column of D) keep their V
+// scales in one 32-bit TMEM word: 1X at byte SF_ID, 2X at bytes SF_ID (0 or 2) and SF_ID + 1,
+// 4X at bytes 0..3 (SF_ID = 0). Figures 231-233 / 240-242 (images in the ISA; as CUTLASS,
+// DeepGEMM and other public kernels read them) put the 128 rows as 32 lanes x 4 columns: row r
+// in lane r % 32 of column r / 32, the 32 lanes repeated in each 32-lane partition (which is
+// why tcgen05.cp has the .warpx4 multicast). An earlier reading here was lane = r; the two
+// agree for r < 32, the only rows tcemu-gpu uses (docs/gpu.md). M or N > 128 (cta_group::2,
+// N = 256) use layouts this function does not cover.
 struct TmemSlot {
-  int lane = 0, byte = 0;
+  int lane = 0, col = 0, byte = 0;  // lane within each 32-lane partition, column offset, byte
 };
 TCEMU_FL_HD inline TmemSlot tcgen05_scale_slot(int row, int j, int sf_id) {
   TmemSlot s;
-  s.lane = row;
+  s.lane = row % 32;
+  s.col = row / 32;
   s.byte = sf_id + j;
   return s;
 }

@@ -67,6 +67,25 @@ WmmaImages wmma_images(const InstrInfo& in);
 std::string run_wmma(const InstrInfo& in, int tiles, const std::vector<uint8_t>& a_img, const std::vector<uint8_t>& b_img,
                      const std::vector<uint8_t>& c_img, std::vector<uint8_t>& d_img);
 
+// tcgen05.mma, cta_group::1 (sm_100a; tcgen05_device.cu, layouts in tcgen05_layout.hpp): `ptx`
+// is one of layout::kTcgen05Spellings. Per device tile (32 rows x 8 columns of D): an A image
+// (kTcgen05AImage bytes), a B image (kTcgen05BImage), 32 x 8 words of C (row-major; an f16
+// accumulator in the low half), 32 scale_A words (row r, scale j in byte j) and 8 scale_B
+// words (block-scaled kinds; ignored otherwise). idesc: the instruction descriptor; adesc,
+// bdesc: the shared-memory descriptors without their start address (the kernel adds it).
+// D comes back as C. `ptx` may also be a cta_group::2 spelling (kinds f16, tf32, f8f6f4, i8): a
+// device tile is then 64 rows, 32 in each CTA of the pair (two A images per tile, 64 x 8 words
+// of C and D, 64 scale_A words). Returns "" on success, else what failed.
+struct Tcgen05Launch {
+  uint32_t idesc = 0;
+  uint64_t adesc = 0, bdesc = 0;
+  bool enable_input_d = true;
+  int scale_input_d = -1;  // kinds f16, tf32: D = A*B + D*2^-s (s in 0..15); -1: the form without it
+};
+std::string run_tcgen05(const std::string& ptx, int tiles, const Tcgen05Launch& l, const std::vector<uint8_t>& a_img,
+                        const std::vector<uint8_t>& b_img, const std::vector<uint32_t>& c,
+                        const std::vector<uint32_t>& sa, const std::vector<uint32_t>& sb, std::vector<uint32_t>& d);
+
 // PTX cvt (the sm_90a variants of cvt_variants.cuh): element i of the result from registers
 // a[i], b[i] (b only for the two-source forms).
 struct CvtInfo {

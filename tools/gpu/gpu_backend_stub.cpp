@@ -23,6 +23,11 @@ std::string run_wmma(const InstrInfo&, int, const std::vector<uint8_t>&, const s
                      const std::vector<uint8_t>&, std::vector<uint8_t>&) {
   return "built without CUDA";
 }
+std::string run_tcgen05(const std::string&, int, const Tcgen05Launch&, const std::vector<uint8_t>&,
+                        const std::vector<uint8_t>&, const std::vector<uint32_t>&, const std::vector<uint32_t>&,
+                        const std::vector<uint32_t>&, std::vector<uint32_t>&) {
+  return "built without CUDA";
+}
 std::string run_cvt(const std::string&, const std::vector<uint64_t>&, const std::vector<uint64_t>&,
                     std::vector<uint64_t>&) {
   return "built without CUDA";

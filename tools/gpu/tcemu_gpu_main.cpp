@@ -33,9 +33,11 @@
 #include "gpu_backend.hpp"
 #include "probe.hpp"
 #include "tcemu/catalog.hpp"
+#include "tcgen05_runner.hpp"
 #include "tcemu_golden/compare.hpp"
 #include "tcemu_golden/generate.hpp"
 #include "tcemu_golden/golden.hpp"
+#include "tcemu_golden/instr_tile.hpp"
 
 namespace {
 
@@ -262,6 +264,61 @@ int cmd_run(const Args& a) {
   return finish(a, dev, measured, res);
 }
 
+// "atype.btype.dtype[.stype]" of a tcgen05 entry (its types live in the descriptor).
+std::string tcgen05_types(const tcemu::InstrEntry& e) {
+  std::string s(tcemu::info(e.atype).name);
+  s += '.';
+  s += tcemu::info(e.btype).name;
+  s += e.dtype == tcemu::AccType::f16 ? ".f16" : e.dtype == tcemu::AccType::f32 ? ".f32" : ".s32";
+  if (e.scale_type) {
+    s += '.';
+    s += tcemu::info(*e.scale_type).name;
+  }
+  return s;
+}
+
+// Random cases of tcgen05.mma (sm_100a): per catalog entry, as for the other instructions, in
+// the catalog's default tiles (64 x 8, the committed sets'; 128 x 16 for cta_group::2).
+void random_tcgen05(const Args& a, const DeviceInfo& dev, tg::GoldenFile& measured, std::vector<Outcome>& res) {
+  if (dev.arch_bit() != 2) return;
+  const auto dists = tg::all_distributions();
+  for (const tcemu::InstrEntry* e : tcgen05_entries()) {
+    if (!a.only.empty() && e->ptx.find(a.only) == std::string::npos) continue;
+    const std::string label = e->ptx + " " + tcgen05_types(*e);
+    if (const std::string why = tcgen05_entry_why_not(*e); !why.empty()) {
+      Outcome o;
+      o.file = "random";
+      o.name = o.what = label;
+      o.status = std::string("skipped: ") + why;
+      res.push_back(o);
+      continue;
+    }
+    const tg::InstrTile tile = tg::default_tile(*e);
+    const long tiles = std::max<long>(1, a.tiles * 128 / static_cast<long>(tile.m * tile.n));
+    const long per = std::max<long>(1, tiles / static_cast<long>(dists.size()));
+    const int side = static_cast<int>(std::max<long>(1, static_cast<long>(std::ceil(std::sqrt(static_cast<double>(per))))));
+    std::vector<std::future<tg::Case>> jobs;
+    for (size_t di = 0; di < dists.size(); ++di) {
+      const tg::MmaGenRequest r = tcgen05_random_request(*e, side, dists[di], a.seed + di);
+      jobs.push_back(std::async(std::launch::async, [r] { return tg::generate_mma(r); }));
+    }
+    tg::GoldenFile gf;
+    for (auto& j : jobs) {
+      try {
+        gf.cases.push_back(j.get());
+      } catch (const std::exception& ex) {
+        Outcome o;
+        o.file = "random";
+        o.name = o.what = label;
+        o.status = std::string("skipped: generator: ") + ex.what();
+        res.push_back(o);
+      }
+    }
+    std::cout << label << ": " << gf.cases.size() << " random cases of " << side * side << " tiles\n";
+    run_file("random", gf, dev, "", measured, res);
+  }
+}
+
 // Random cases: per instruction `tiles` instruction tiles spread over the distributions, as
 // one GEMM case per distribution (tiles along M and N, one instruction's K).
 int cmd_random(const Args& a) {
@@ -310,6 +367,7 @@ int cmd_random(const Args& a) {
     std::cout << in.ptx << ": " << gf.cases.size() << " random cases of " << side * side << " tiles\n";
     run_file("random", gf, dev, "", measured, res);
   }
+  random_tcgen05(a, dev, measured, res);
   return finish(a, dev, measured, res);
 }
 
@@ -335,6 +393,9 @@ int cmd_probe(const Args& a) {
     for (const InstrInfo& in : instructions())
       if ((in.arch_mask & dev.arch_bit()) && a.takes(in))
         if (const tcemu::InstrLookup lk = tcemu::find_instruction(arch, in.ptx); lk.entry) entries.push_back(lk.entry);
+    if (dev.arch_bit() == 2)
+      for (const tcemu::InstrEntry* e : tcgen05_entries())
+        if (tcgen05_entry_why_not(*e).empty()) entries.push_back(e);
   }
   for (const tcemu::InstrEntry* e : entries) {
     if (!a.only.empty() && e->ptx.find(a.only) == std::string::npos) continue;
@@ -343,7 +404,7 @@ int cmd_probe(const Args& a) {
     if (!a.emulator_arch.empty()) {
       run = emulator_runner(*e);
     } else {
-      run = gpu_dot_runner(*e, *find_instr(e->ptx));
+      run = is_tcgen05(e->ptx) ? tcgen05_dot_runner(*e) : gpu_dot_runner(*e, *find_instr(e->ptx));
     }
     ++n;
     try {
@@ -379,6 +440,9 @@ int cmd_info() {
     ++per[std::string(in.wgmma ? "wgmma" : in.wmma ? "wmma" : "mma.sync") + " on " + mask_names(in.arch_mask)];
   std::cout << instructions().size() << " instruction kernels built:";
   for (const auto& [k, v] : per) std::cout << " " << v << " " << k << ";";
+  size_t tc = 0;
+  for (const tcemu::InstrEntry* e : tcgen05_entries()) tc += tcgen05_entry_why_not(*e).empty();
+  std::cout << " tcgen05.mma: " << tc << " catalog entries (cta_group::1; ::2 without block scaling) on sm_100a;";
   std::cout << " PTX cvt: the sm_90a variants\n";
   return d.present ? 0 : kExitNoGpu;
 }
@@ -388,6 +452,11 @@ int cmd_list(const Args& a) {
     for (const InstrInfo& in : instructions())
       std::cout << mask_names(in.arch_mask) << "\t"
                 << in.ptx << "\n";
+    for (const tcemu::InstrEntry* e : tcgen05_entries()) {
+      const std::string why = tcgen05_entry_why_not(*e);
+      std::cout << (why.empty() ? "sm_100a" : "not built") << "\t" << e->ptx << " " << tcgen05_types(*e)
+                << (why.empty() ? std::string() : std::string("\t") + why) << "\n";
+    }
     return 0;
   }
   // Which cases of the files would run on each architecture (no GPU needed).

@@ -29,7 +29,7 @@ struct Backend {
   std::function<std::string(const InstrInfo&, int, const std::vector<uint8_t>&, const std::vector<uint8_t>&,
                             const std::vector<uint32_t>&, bool, std::vector<uint32_t>&)>
       wgmma = run_wgmma;
-  std::function<std::string(const std::string&, const std::vector<uint64_t>&, const std::vector<uint64_t>&,
+  std::function<std::string(const CvtInfo&, const std::vector<uint64_t>&, const std::vector<uint32_t>&,
                             std::vector<uint64_t>&)>
       cvt = run_cvt;
 };

@@ -19,7 +19,7 @@ std::string run_wgmma(const InstrInfo&, int, const std::vector<uint8_t>&, const 
                       const std::vector<uint32_t>&, bool, std::vector<uint32_t>&) {
   return "built without CUDA";
 }
-std::string run_cvt(const std::string&, const std::vector<uint64_t>&, const std::vector<uint64_t>&,
+std::string run_cvt(const CvtInfo&, const std::vector<uint64_t>&, const std::vector<uint32_t>&,
                     std::vector<uint64_t>&) {
   return "built without CUDA";
 }

@@ -342,7 +342,11 @@ int cmd_info() {
   for (const InstrInfo& in : instructions()) ++per[std::string(in.wgmma ? "wgmma" : "mma.sync") + " on " + mask_names(in.arch_mask)];
   std::cout << instructions().size() << " instruction kernels built:";
   for (const auto& [k, v] : per) std::cout << " " << v << " " << k << ";";
-  std::cout << " PTX cvt: the sm_90a variants\n";
+  std::map<std::string, int> cvt_per;
+  for (const CvtInfo& cv : cvt_variants()) ++cvt_per[mask_names(cv.arch_mask)];
+  std::cout << " PTX cvt:";
+  for (const auto& [k, v] : cvt_per) std::cout << " " << v << " on " << k << ";";
+  std::cout << "\n";
   return d.present ? 0 : kExitNoGpu;
 }
 
@@ -351,6 +355,7 @@ int cmd_list(const Args& a) {
     for (const InstrInfo& in : instructions())
       std::cout << mask_names(in.arch_mask) << "\t"
                 << in.ptx << "\n";
+    for (const CvtInfo& cv : cvt_variants()) std::cout << mask_names(cv.arch_mask) << "\t" << cv.ptx << "\n";
     return 0;
   }
   // Which cases of the files would run on each architecture (no GPU needed).

@@ -514,7 +514,7 @@ struct Result {
   const Variant* v;
   std::string status;  // "ok", "MISMATCH", "no-model", "cuda-error", "emulator-error", "shape"
   std::string coverage;
-  std::string note;  // the bulk path was dropped, and why
+  std::string note;  // the bulk path was dropped, and why; cvt.rs: mismatches under each bit mapping
   Tally tally;
   double seconds = 0;
 };
@@ -665,6 +665,18 @@ int main(int argc, char** argv) {
         c.g.dr = dr.data();
         Expect ex = make_expect(*pc, si.nregs, /*eval_only=*/true);
         compare_chunk(ex, c, buf.host[0], r.tally);
+        // cvt.rs: which random-bit mapping the hardware follows is open (docs/conversions.md);
+        // the directed set's tie-deciding words tell the emulator's two conventions apart.
+        if (pc->has_rbits && r.tally.error.empty()) {
+          size_t alt = 0;
+          for (uint32_t j = 0; j < n; ++j)
+            alt += tcemu::ptx_cvt_eval(*pc, std::span<const uint64_t>(dr[j].s, si.nregs), dr[j].rbits,
+                                       tcemu::RsBitMap::flashinfer_hw) != buf.host[0][j];
+          r.note = "directed set (" + std::to_string(n) + "): " + std::to_string(r.tally.mismatches) +
+                   " mismatches under RsBitMap::ptx_doc (the default, compared), " + std::to_string(alt) +
+                   " under RsBitMap::flashinfer_hw";
+          logf("%s: %s\n", v->spelling, r.note.c_str());
+        }
       }
     }
 
@@ -685,7 +697,7 @@ int main(int argc, char** argv) {
       std::string why;
       if (!bulk_path_consistent(*v, ex, why)) {
         logf("%s: %s; using ptx_cvt_eval for every input\n", v->spelling, why.c_str());
-        r.note = why;
+        r.note += r.note.empty() ? why : "; " + why;
         ex = make_expect(*pc, si.nregs, true);
       }
       const size_t done = run_chunks(*v, ex, chunks, deadline, buf, r.tally, cuda_failed);

@@ -15,6 +15,7 @@
 #include "fragment_layout.hpp"
 #include "probe.hpp"
 #include "tcemu/mma.hpp"
+#include "tcemu/ptx_cvt.hpp"
 
 using namespace tcemu_gpu;
 namespace tg = tcemu::golden;
@@ -70,7 +71,16 @@ TEST(CaseRunner, DecidesWhatRunsWhere) {
   cv.ptx = "cvt.rn.satfinite.e4m3x2.f32";
   EXPECT_EQ(why_not_runnable(tg::generate_cvt(cv), device(9, 0)), "");
   cv.ptx = "cvt.rs.satfinite.e2m1x4.f32";
-  EXPECT_NE(why_not_runnable(tg::generate_cvt(cv), device(9, 0)), "");
+  EXPECT_NE(why_not_runnable(tg::generate_cvt(cv), device(9, 0)).find("needs sm_100a;"), std::string::npos);
+  EXPECT_NE(why_not_runnable(tg::generate_cvt(cv), device(12, 0)).find("needs sm_100a;"), std::string::npos);
+  EXPECT_EQ(why_not_runnable(tg::generate_cvt(cv), device(10, 0)), "");
+  cv.ptx = "cvt.rn.satfinite.e2m1x2.f32";
+  EXPECT_NE(why_not_runnable(tg::generate_cvt(cv), device(9, 0)).find("needs sm_100a/sm_120a"), std::string::npos);
+  EXPECT_EQ(why_not_runnable(tg::generate_cvt(cv), device(12, 0)), "");
+  cv.ptx = "cvt.rzi.s8.f32";
+  EXPECT_EQ(why_not_runnable(tg::generate_cvt(cv), device(9, 0)), "");
+  cv.ptx = "cvt.rn.satfinite.e4m3x2.bf16x2";  // ptxas 13.0 rejects it on every target
+  EXPECT_NE(why_not_runnable(tg::generate_cvt(cv), device(10, 0)).find("no kernel"), std::string::npos);
   tg::ConvertGenRequest co;
   EXPECT_NE(why_not_runnable(tg::generate_convert(co), device(9, 0)).find("convention"), std::string::npos);
 }
@@ -189,6 +199,127 @@ TEST(CaseRunner, WgmmaAccumulatorRoundTrip) {
     ASSERT_TRUE(hw.has_value()) << err;
     EXPECT_EQ(hw->logical(), c.operands.at("C").logical()) << ptx;
   }
+}
+
+// The registers of a cvt variant, transcribed from the PTX ISA's cvt syntax (§9.7.9.21)
+// independently of cvt_variants.cuh: source registers, width of one, destination width,
+// random-bit operand. .f32 element sources are one register each (`d, a, b`, `d, {a, b, e,
+// f}, rbits`); packed sources (`.f16x2`, `.e4m3x2`, ...) are one register of all elements;
+// e2m1x2 is a .b8 register, FP8x2/FP6x2/ue8m0x2 .b16, e2m1x4 .b16, the other x4 .b32.
+struct CvtRegs {
+  int srcs, src_bits, dst_bits;
+  bool rbits;
+};
+int isa_reg_bits(const std::string& t) {
+  if (t == "f64") return 64;
+  if (t == "f32" || t == "tf32" || t == "f16x2" || t == "bf16x2") return 32;
+  if (t == "f16" || t == "bf16" || t == "e2m1x4") return 16;
+  if (t == "s8" || t == "u8" || t == "e2m1x2") return 8;
+  if (t.size() > 2 && t.substr(t.size() - 2) == "x2") return 16;  // e4m3x2 e5m2x2 e2m3x2 e3m2x2 ue8m0x2
+  if (t.size() > 2 && t.substr(t.size() - 2) == "x4") return 32;  // e4m3x4 e5m2x4 e2m3x4 e3m2x4
+  return -1;
+}
+CvtRegs isa_cvt_regs(const std::string& sp) {
+  std::vector<std::string> t;
+  for (size_t i = 0, j; i <= sp.size(); i = j + 1) {
+    j = sp.find('.', i);
+    if (j == std::string::npos) j = sp.size();
+    t.push_back(sp.substr(i, j - i));
+  }
+  const std::string d = t[t.size() - 2], a = t.back();
+  const bool rs = t[1] == "rs";
+  int srcs = 1;
+  if (a == "f32" && d.size() > 2 && d.substr(d.size() - 2) == "x2") srcs = 2;
+  if (a == "f32" && d.size() > 2 && d.substr(d.size() - 2) == "x4") srcs = 4;
+  return {srcs, isa_reg_bits(a), isa_reg_bits(d), rs};
+}
+
+// Every cvt variant built: its registers agree with the ISA's syntax, and its targets with the
+// emulator's (the PTX ISA's target notes as transcribed in parse_ptx_cvt): cvt.rs only on
+// sm_100a; e2m1/e2m3/e3m2/ue8m0 and .satfinite tf32 on sm_100a and sm_120a; the rest on all three.
+TEST(CaseRunner, CvtVariantsMatchTheIsaSyntaxAndTargets) {
+  ASSERT_GT(cvt_variants().size(), 140u);
+  for (const CvtInfo& cv : cvt_variants()) {
+    const CvtRegs want = isa_cvt_regs(cv.ptx);
+    EXPECT_EQ(cv.srcs, want.srcs) << cv.ptx;
+    EXPECT_EQ(cv.src_bits, want.src_bits) << cv.ptx;
+    EXPECT_EQ(cv.dst_bits, want.dst_bits) << cv.ptx;
+    EXPECT_EQ(cv.rbits, want.rbits) << cv.ptx;
+    std::string err;
+    const auto pc = tcemu::parse_ptx_cvt(cv.ptx, &err);
+    ASSERT_TRUE(pc.has_value()) << err;
+    EXPECT_EQ(tcemu::ptx_cvt_dst_bits(*pc), cv.dst_bits) << cv.ptx;
+    EXPECT_EQ(tcemu::ptx_cvt_src_bits(*pc), cv.src_bits) << cv.ptx;
+    const int mask = pc->arch == "sm_100a/sm_103a"           ? 2
+                     : pc->arch == "sm_100a/sm_110a/sm_120a" ? 6
+                     : pc->min_sm >= 100                     ? 6
+                                                             : 7;
+    EXPECT_EQ(cv.arch_mask, mask) << cv.ptx << " (emulator: " << pc->arch << ")";
+  }
+  // Every catalog spelling has a kernel except the ones ptxas of CUDA 13.0 rejects everywhere.
+  int rejected = 0;
+  for (const std::string& sp : tcemu::ptx_cvt_catalog()) {
+    // cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.bf16x2: "Unexpected instruction types" everywhere.
+    const bool none = sp.find(".e4m3x2.bf16x2") != std::string::npos || sp.find(".e5m2x2.bf16x2") != std::string::npos;
+    EXPECT_EQ(find_cvt(sp) == nullptr, none) << sp;
+    rejected += none;
+  }
+  EXPECT_EQ(rejected, 4);
+}
+
+// cvt cases through a stand-in device: it reads the registers in the layout run_cvt documents
+// (src[i*4 + k], k in operand order; rbits[i]), checks their widths, and evaluates each element
+// with ptx_cvt_eval. A source or random-bit word in the wrong slot, or an element out of order,
+// gives a result that differs from the case's expected one (generated from the golden operands).
+TEST(CaseRunner, CvtCasesPassRegistersInOperandOrder) {
+  Backend be;
+  be.cvt = [](const CvtInfo& in, const std::vector<uint64_t>& src, const std::vector<uint32_t>& rbits,
+              std::vector<uint64_t>& d) -> std::string {
+    if (src.size() != rbits.size() * 4) return "src size";
+    const auto pc = tcemu::parse_ptx_cvt(in.ptx);
+    if (!pc) return "no model";
+    d.assign(rbits.size(), 0);
+    for (size_t i = 0; i < rbits.size(); ++i) {
+      std::vector<uint64_t> regs;
+      for (int k = 0; k < 4; ++k) {
+        const uint64_t r = src[i * 4 + k];
+        if (k >= in.srcs && r != 0) return "a register beyond the instruction's sources is set";
+        if (in.src_bits < 64 && (r >> in.src_bits) != 0) return "a source register wider than its operand";
+        if (k < in.srcs) regs.push_back(r);
+      }
+      if (!in.rbits && rbits[i] != 0) return "random bits for an instruction without them";
+      d[i] = tcemu::ptx_cvt_eval(*pc, regs, rbits[i]);
+      if (in.dst_bits < 64) d[i] |= ~uint64_t{0} << in.dst_bits;  // junk above the destination: masked
+    }
+    return "";
+  };
+  int n = 0, with_rbits = 0;
+  for (const CvtInfo& cv : cvt_variants()) {
+    for (tg::Dist dist : {tg::Dist::bits, tg::Dist::edges, tg::Dist::wide}) {
+      tg::CvtGenRequest r;
+      r.ptx = cv.ptx;
+      r.dist = dist;
+      r.count = 64;
+      r.seed = 7;
+      const tg::Case c = tg::generate_cvt(r);
+      std::string err;
+      const auto hw = run_case(c, err, be);
+      ASSERT_TRUE(hw.has_value()) << cv.ptx << ": " << err;
+      EXPECT_EQ(hw->logical(), c.expected.logical()) << cv.ptx;
+      ++n;
+    }
+    with_rbits += cv.rbits;
+  }
+  EXPECT_EQ(with_rbits, 18);
+  EXPECT_GT(n, 400);
+  // A case whose operands do not fit the instruction is refused with a reason, not run.
+  tg::CvtGenRequest r;
+  r.ptx = "cvt.rs.satfinite.e4m3x4.f32";
+  tg::Case c = tg::generate_cvt(r);
+  c.operands.erase("rbits");
+  std::string err;
+  EXPECT_FALSE(run_case(c, err, be).has_value());
+  EXPECT_NE(err.find("rbits"), std::string::npos) << err;
 }
 
 TEST(CaseRunner, HardwareProvenanceIsAcceptedByTheReader) {

@@ -199,8 +199,14 @@ std::string why_not_runnable(const Case& c, const DeviceInfo& dev) {
     return "op convert models a software conversion convention, not a PTX instruction (use op cvt)";
   if (c.op == OpKind::quantize) return "op quantize models a software quantization recipe, not a PTX instruction";
   if (c.op == OpKind::cvt) {
-    if (c.operands.count("rbits")) return "cvt.rs needs sm_100a; tcemu-gpu builds the sm_90a cvt variants only";
-    if (!find_cvt(c.cvt.ptx)) return std::string("no kernel for ") + c.cvt.ptx + " (tcemu-gpu builds the sm_90a cvt variants)";
+    // A cvt case runs on every target whose ptxas accepts the spelling (cvt_variants.cuh).
+    const CvtInfo* cv = find_cvt(c.cvt.ptx);
+    if (!cv)
+      return std::string("no kernel for ") + c.cvt.ptx +
+             " (ptxas of CUDA 13.0 accepts it on none of sm_90a, sm_100a, sm_120a; see docs/gpu.md)";
+    if (dev.present && !(cv->arch_mask & dev.arch_bit()))
+      return c.cvt.ptx + " needs " + arch_names(cv->arch_mask) + "; this GPU is sm_" + std::to_string(dev.cc_major) +
+             std::to_string(dev.cc_minor);
     return "";
   }
   const std::string& ptx = c.mma.entry ? c.mma.entry->ptx : c.mma.ptx;
@@ -237,14 +243,31 @@ std::string why_not_runnable(const Case& c, const DeviceInfo& dev) {
 std::optional<Array> run_case(const Case& c, std::string& err, const Backend& be) {
   err.clear();
   if (c.op == OpKind::cvt) {
-    const Array& src = c.operands.at("src");
-    std::vector<uint64_t> a(src.rows), b(src.rows, 0), d;
-    for (size_t i = 0; i < src.rows; ++i) {
-      a[i] = src.at(i, 0);
-      if (src.cols > 1) b[i] = src.at(i, 1);
+    const CvtInfo* cv = find_cvt(c.cvt.ptx);
+    if (!cv) {
+      err = std::string("no kernel for ") + c.cvt.ptx;
+      return std::nullopt;
     }
-    if (std::string e = be.cvt(c.cvt.ptx, a, b, d); !e.empty()) {
+    // Golden operands: src (n x registers, PTX operand order a, b, e, f), rbits (n, cvt.rs).
+    const Array& src = c.operands.at("src");
+    const auto rb = c.operands.find("rbits");
+    if (src.cols != static_cast<size_t>(cv->srcs) || (rb != c.operands.end()) != cv->rbits) {
+      err = c.cvt.ptx + ": the case's operands do not fit the instruction (" + std::to_string(cv->srcs) +
+            " source registers" + (cv->rbits ? " and rbits" : "") + ")";
+      return std::nullopt;
+    }
+    std::vector<uint64_t> regs(src.rows * kCvtMaxSrcs, 0), d;
+    std::vector<uint32_t> bits(src.rows, 0);
+    for (size_t i = 0; i < src.rows; ++i) {
+      for (size_t k = 0; k < src.cols; ++k) regs[i * kCvtMaxSrcs + k] = src.at(i, k) & mask_of(cv->src_bits);
+      if (rb != c.operands.end()) bits[i] = static_cast<uint32_t>(rb->second.at(i, 0));
+    }
+    if (std::string e = be.cvt(*cv, regs, bits, d); !e.empty()) {
       err = e;
+      return std::nullopt;
+    }
+    if (d.size() != src.rows) {
+      err = "the cvt backend returned " + std::to_string(d.size()) + " results for " + std::to_string(src.rows) + " inputs";
       return std::nullopt;
     }
     const uint64_t m = mask_of(c.expected.type.bits);

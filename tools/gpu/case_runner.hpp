@@ -32,7 +32,7 @@ struct Backend {
   std::function<std::string(const InstrInfo&, int, const std::vector<uint8_t>&, const std::vector<uint8_t>&,
                             const std::vector<uint8_t>&, std::vector<uint8_t>&)>
       wmma = run_wmma;
-  std::function<std::string(const std::string&, const std::vector<uint64_t>&, const std::vector<uint64_t>&,
+  std::function<std::string(const CvtInfo&, const std::vector<uint64_t>&, const std::vector<uint32_t>&,
                             std::vector<uint64_t>&)>
       cvt = run_cvt;
   std::function<std::string(const std::string&, int, const Tcgen05Launch&, const std::vector<uint8_t>&,

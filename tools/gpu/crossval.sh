@@ -14,8 +14,8 @@
 #      wgmma N = 8 and 256, the other 30 N with RANDOM_TILES_WGMMA_N, default 2000, each);
 #   3. the directed probes of NUMERICS.md §5 (tcemu-gpu probe): measured L, F, rounding,
 #      e_zero, C entry, subnormals and specials next to the catalog's values;
-#   4. every PTX cvt variant (cvt_check: exhaustive for sources of 16 bits or less, f32 sweeps
-#      sampled within CVT_BUDGET seconds).
+#   4. every PTX cvt variant of the GPU's target (cvt_check: exhaustive for sources of 16 bits
+#      or less, f32 sweeps and cvt.rs random operands sampled within CVT_BUDGET seconds).
 # Writes OUT/crossval.md and OUT/crossval.json (the report), and copies the measured golden
 # set of step 1 (hardware provenance: GPU, driver, CUDA, date), the probe results and the
 # reports to COMMIT_DIR (default golden/hw/<gpu>/, e.g. golden/hw/h200/). The random cases are
@@ -99,12 +99,12 @@ if [ "$DRY" = 1 ]; then
   echo "$runs of $total committed cases run on $ARCH; skipped (reasons, counted):"
   grep -v "runs on.*$ARCH" "$OUT/plan_committed.tsv" | cut -f3 | sed 's/runs on .*/runs on other archs only/' | sort | uniq -c | sort -rn
   stamp "2. random: $RANDOM_TILES tiles per instruction, instructions built for $ARCH:"
-  "$BUILD/tcemu-gpu" list | grep -c "$ARCH"
+  "$BUILD/tcemu-gpu" list | awk -F'\t' '$2 !~ /^cvt\./' | grep -c "$ARCH"
   stamp "3. probes, run on the emulator for $ARCH (the inference must agree with the catalog)"
   "$BUILD/tcemu-gpu" probe --emulator "$ARCH" --json "$OUT/probes_emulator.json" > "$OUT/probes_emulator.txt"
   rc=$?
   tail -1 "$OUT/probes_emulator.txt"
-  stamp "4. cvt_check: $(grep -c '^  X(' tools/gpu/cvt_variants.cuh) variants, budget $CVT_BUDGET s (needs the GPU; not run)"
+  stamp "4. cvt_check: $("$BUILD/tcemu-gpu" list | awk -F'\t' '$2 ~ /^cvt\./' | grep -c "$ARCH") of $(grep -c '^  X(' tools/gpu/cvt_variants.cuh) cvt variants exist on $ARCH, budget $CVT_BUDGET s (needs the GPU; not run)"
   stamp "dry run done (plan in $OUT)"
   rm -rf "$BUILD"
   exit $rc
@@ -127,7 +127,7 @@ COMMIT_DIR=${COMMIT_DIR:-golden/hw/$SLUG}
 "$NVCC" --version | tail -2
 stamp "GPU $GPU_NAME ($ARCH); output $OUT; measured sets to $COMMIT_DIR"
 
-stamp "build: host sources (g++ -j$JOBS), mma_device.cu, tcgen05_device.cu and cvt_check.cu (nvcc, $ARCH) in parallel"
+stamp "build: host sources (g++ -j$JOBS), mma_device.cu, tcgen05_device.cu, cvt_device.cu and cvt_check.cu (nvcc, $ARCH) in parallel"
 # The wgmma kernels (tools/gpu/gen/wgmma_part*.cu, sm_90a only) compile in parallel; other
 # GPUs build mma_device.cu without them (TCEMU_GPU_NO_WGMMA). tcgen05_device.cu: the
 # tcgen05.mma kernels have bodies on sm_100a only (empty elsewhere).
@@ -149,20 +149,23 @@ fi
   "$NVCC" -std=c++20 -O2 -gencode=arch=$GEN,code=${ARCH} -Itools/gpu -c tools/gpu/tcgen05_device.cu \
     -o "$BUILD/tcgen05_device.o" >>"$BUILD/mma_device.log" 2>&1 ) &
 DEV_PID=$!
+( "$NVCC" -std=c++20 -O2 -gencode=arch=$GEN,code=${ARCH} -Itools/gpu -Iemulator/include -c tools/gpu/cvt_device.cu \
+    -o "$BUILD/cvt_device.o" >"$BUILD/cvt_device.log" 2>&1 ) &
+CVTDEV_PID=$!
 CVT_BUILD=1
-if [ "$ARCH" = sm_90a ]; then
-  ( "$NVCC" -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Iemulator/include -Itools/gpu -c tools/gpu/cvt_check.cu \
-      -o "$BUILD/cvt_check.o" >"$BUILD/cvt_check.log" 2>&1 ) &
-  CVT_PID=$!
-fi
+# cvt_check for the present GPU's target: it sweeps the cvt variants that exist there.
+( "$NVCC" -std=c++20 -O3 -gencode=arch=$GEN,code=$ARCH -Iemulator/include -Itools/gpu -c tools/gpu/cvt_check.cu \
+    -o "$BUILD/cvt_check.o" >"$BUILD/cvt_check.log" 2>&1 ) &
+CVT_PID=$!
 build_host || { tail -30 "$LOG"; return 2; }
 wait "$DEV_PID" || { cat "$BUILD/mma_device.log"; return 2; }
 for p in "${WG_PIDS[@]}"; do wait "$p" || return 2; done
-"$NVCC" -gencode=arch=$GEN,code=$ARCH "$BUILD"/obj/*.o "${DEV_OBJS[@]}" -lpthread -o "$BUILD/tcemu-gpu" >>"$LOG" 2>&1 || { tail -30 "$LOG"; return 2; }
-if [ "$ARCH" = sm_90a ]; then
-  wait "$CVT_PID" && "$NVCC" -gencode=arch=compute_90a,code=sm_90a "$BUILD/cvt_check.o" \
-    $(ls "$BUILD"/obj/emulator_src_*.o) -o "$BUILD/cvt_check" >>"$LOG" 2>&1 && CVT_BUILD=0
-fi
+wait "$CVTDEV_PID" || { cat "$BUILD/cvt_device.log"; return 2; }
+"$NVCC" -gencode=arch=$GEN,code=$ARCH "$BUILD"/obj/*.o "${DEV_OBJS[@]}" "$BUILD/cvt_device.o" -lpthread \
+  -o "$BUILD/tcemu-gpu" >>"$LOG" 2>&1 || { tail -30 "$LOG"; return 2; }
+wait "$CVT_PID" && "$NVCC" -gencode=arch=$GEN,code=$ARCH "$BUILD/cvt_check.o" \
+  $(ls "$BUILD"/obj/emulator_src_*.o) -o "$BUILD/cvt_check" >>"$LOG" 2>&1 && CVT_BUILD=0
+[ "$CVT_BUILD" = 0 ] || cat "$BUILD/cvt_check.log"
 stamp "build done (cvt_check rc=$CVT_BUILD)"
 "$BUILD/tcemu-gpu" info
 FAIL=0
@@ -198,7 +201,8 @@ if [ "$CVT_BUILD" = 0 ]; then
   grep -c " ok " "$OUT/cvt/cvt_report.txt" 2>/dev/null
   grep -q "MISMATCH\|emulator-error\|cuda-error" "$OUT/cvt/cvt_report.txt" && FAIL=1
 else
-  echo "cvt_check is built for sm_90a only (the cvt variants of other architectures are not listed yet)"
+  echo "cvt_check did not build (see above and $LOG)"
+  FAIL=1
 fi
 
 stamp "report"

@@ -1,15 +1,20 @@
-// cvt_check: runs every PTX cvt variant that exists on sm_90a on the GPU and compares each
-// result, bit for bit, with tcemu::ptx_cvt_eval on the host.
+// cvt_check: runs every PTX cvt variant that exists on the present GPU (sm_90a, sm_100a or
+// sm_120a: the masks of cvt_variants.cuh) and compares each result, bit for bit, with
+// tcemu::ptx_cvt_eval on the host.
 //
 // Coverage per variant (inputs are computed from an index on both sides, see cvt_inputs.cuh):
-//   16-bit sources (f16, bf16, FP8x2 in .b16): all 65536 codes.
-//   packed f16x2 sources: all 65536 values in each half with the other half fixed at 1.0,
-//     plus 2^20 random pairs.
+//   16-bit sources (f16, bf16, FP8x2/FP6x2/ue8m0x2 in .b16): all 65536 codes; 8-bit sources
+//     (e2m1x2, s8, u8): all 256.
+//   packed f16x2/bf16x2 sources: all 65536 values in each half with the other half fixed at
+//     1.0, plus 2^20 random pairs.
 //   f32 sources: all 2^32 patterns, in 256 chunks of 2^24 (chunk k fixes the low byte to
 //     k*167 mod 256, so a partial run still spans every exponent); pair forms (a, b) sweep a
 //     with a random partner b and then b with a fixed a (2^33 in all). The chunks stop when
 //     the variant's share of the time budget is spent; the line then says how far it got.
 //   f64 sources: 2^26 random values shaped around the f32/f16/bf16 ranges.
+//   cvt.rs (2 or 4 f32 sources and a random-bit word): chunks of 2^24 random operands (sources
+//     near the narrow formats' ranges; a quarter of the words tie-deciding patterns), within
+//     the time budget like the f32 sweeps.
 //   every variant: a directed set of specials and rounding boundaries, whose hardware
 //     outputs are also written to cvt_directed.txt as measured evidence.
 //
@@ -24,6 +29,7 @@
 #include <mutex>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,6 +38,7 @@
 
 #include "cvt_inputs.cuh"
 #include "cvt_variants.cuh"
+#include "gpu_arch.cuh"
 #include "gpu_common.hpp"
 #include "tcemu/ptx_cvt.hpp"
 
@@ -46,9 +53,9 @@ template <int ID>
 __global__ void cvt_kernel(Gen g, uint64_t base, uint32_t n, uint64_t* out) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= n) return;
-  uint64_t a, b;
-  gen(g, base + t, a, b);
-  out[t] = cvt_op<ID>(a, b);
+  Regs r;
+  gen(g, base + t, r);
+  out[t] = cvt_op<ID>(r.s[0], r.s[1], r.s[2], r.s[3], r.rbits);
 }
 
 using LaunchFn = void (*)(const Gen&, uint64_t, uint32_t, uint64_t*, cudaStream_t);
@@ -59,16 +66,27 @@ void launch(const Gen& g, uint64_t base, uint32_t n, uint64_t* out, cudaStream_t
 
 struct Variant {
   int id;
-  Shape shape;
+  CvtShape shape;
+  int mask;  // 1 sm_90a, 2 sm_100a, 4 sm_120a
   const char* spelling;
   LaunchFn launch;
 };
 
 const Variant kVariants[] = {
-#define TCEMU_TABLE_ROW(ID, SHAPE, SP) {ID, Shape::SHAPE, SP, &launch<ID>},
+#define TCEMU_TABLE_ROW(ID, SHAPE, MASK, SP) {ID, CvtShape::SHAPE, MASK, SP, &launch<ID>},
     TCEMU_CVT_VARIANTS(TCEMU_TABLE_ROW)
 #undef TCEMU_TABLE_ROW
 };
+
+std::string mask_names(int mask) {
+  std::string s;
+  for (auto [bit, name] : {std::pair{1, "sm_90a"}, std::pair{2, "sm_100a"}, std::pair{4, "sm_120a"}})
+    if (mask & bit) {
+      if (!s.empty()) s += ',';
+      s += name;
+    }
+  return s;
+}
 
 // ---------------------------------------------------------------------------------------
 // Host side.
@@ -78,31 +96,46 @@ struct ShapeInfo {
   int src_bits;  // width of one source register
   int dst_bits;
 };
-ShapeInfo shape_info(Shape s) {
+ShapeInfo shape_info(CvtShape s) {
+  const CvtShapeInfo i = cvt_shape_info(s);
+  return {i.srcs, i.src_bits, i.dst_bits};
+}
+bool is_rs(CvtShape s) { return cvt_shape_info(s).rbits; }
+// Sources swept within the time budget: f32 (2^32 patterns) and cvt.rs (random operands).
+bool is_f32_source(CvtShape s) {
   switch (s) {
-    case Shape::F32_B16: return {1, 32, 16};
-    case Shape::F32_B32: return {1, 32, 32};
-    case Shape::F32_F64: return {1, 32, 64};
-    case Shape::F32P_B32: return {2, 32, 32};
-    case Shape::F32P_B16: return {2, 32, 16};
-    case Shape::B32_B16: return {1, 32, 16};
-    case Shape::B16_B32: return {1, 16, 32};
-    case Shape::B16_F32: return {1, 16, 32};
-    case Shape::B16_F64: return {1, 16, 64};
-    case Shape::B16_B16: return {1, 16, 16};
-    case Shape::F64_F32: return {1, 64, 32};
-    case Shape::F64_B16: return {1, 64, 16};
+    case CvtShape::F32_B16: case CvtShape::F32_B32: case CvtShape::F32_F64: case CvtShape::F32_I8:
+    case CvtShape::F32P_B32: case CvtShape::F32P_B16: case CvtShape::F32P_B8:
+    case CvtShape::F32P_R_B32: case CvtShape::F32Q_R_B32: case CvtShape::F32Q_R_B16:
+      return true;
+    default:
+      return false;
   }
-  return {1, 32, 32};
 }
-bool is_f32_source(Shape s) {
-  return s == Shape::F32_B16 || s == Shape::F32_B32 || s == Shape::F32_F64 || s == Shape::F32P_B32 ||
-         s == Shape::F32P_B16;
-}
-bool is_pair(Shape s) { return s == Shape::F32P_B32 || s == Shape::F32P_B16; }
+bool is_pair(CvtShape s) { return is_f32_source(s) && cvt_shape_info(s).srcs > 1; }
+// Time-budget weight of a swept variant: pair forms and cvt.rs count twice.
+int budget_weight(CvtShape s) { return is_f32_source(s) ? (is_pair(s) ? 2 : 1) : 0; }
 std::string last_token(const char* sp) {
   std::string s(sp);
   return s.substr(s.rfind('.') + 1);
+}
+
+// "a=<hex> [b=.. e=.. f=..] [rbits=..]": the operands of one cvt, each at its register width.
+std::string regs_text(const Regs& r, CvtShape s) {
+  const CvtShapeInfo si = cvt_shape_info(s);
+  const char* names[] = {"a", "b", "e", "f"};
+  std::string out;
+  for (int k = 0; k < si.srcs; ++k) {
+    if (k) out += ' ';
+    out += names[k];
+    out += '=';
+    out += hex(r.s[k], (si.src_bits + 3) / 4);
+  }
+  if (si.rbits) {
+    out += " rbits=";
+    out += hex(r.rbits, 8);
+  }
+  return out;
 }
 
 // A chunk of inputs: gen(g, base + j) for j < n.
@@ -113,7 +146,8 @@ struct Chunk {
 };
 
 struct Mismatch {
-  uint64_t a, b, hw, emu;
+  Regs r;
+  uint64_t hw, emu;
 };
 
 struct Tally {
@@ -148,7 +182,9 @@ Expect make_expect(const tcemu::PtxCvt& pc, int nregs, bool eval_only) {
   Expect e;
   e.pc = &pc;
   e.nregs = nregs;
-  const bool elementwise = !pc.src_packed && !pc.has_rbits && pc.src_count == pc.dst_count &&
+  // The sm_90 NaN quirk of cvt.rna.satfinite.tf32.f32 is applied by ptx_cvt_eval only, not by
+  // the Converter: that variant never takes the bulk path.
+  const bool elementwise = !pc.src_packed && !pc.has_rbits && !pc.sm90_tf32_satfinite_nan && pc.src_count == pc.dst_count &&
                            (pc.src == tcemu::Fmt::f32 || pc.src == tcemu::Fmt::f64) && pc.src_count == nregs;
   if (!eval_only && elementwise) {
     e.conv.emplace(pc.src, pc.dst, pc.options);
@@ -172,33 +208,34 @@ void compare_chunk(const Expect& ex, const Chunk& c, const uint64_t* hw, Tally& 
   std::vector<std::thread> threads;
   const uint64_t per = (c.n + T - 1) / T;
   const int nregs = ex.nregs;
+  const bool rbits = ex.pc->has_rbits;
   for (unsigned t = 0; t < T; ++t) {
     threads.emplace_back([&, t] {
       const uint64_t lo = t * per, hi = std::min<uint64_t>(c.n, lo + per);
       Tally& p = part[t];
-      auto check = [&](uint64_t j, uint64_t a, uint64_t b, uint64_t emu) {
+      auto check = [&](uint64_t j, const Regs& r, uint64_t emu) {
         if (emu != hw[j]) {
           ++p.mismatches;
-          if (p.first.size() < kKeep) p.first.push_back({a, nregs > 1 ? b : 0, hw[j], emu});
+          if (p.first.size() < kKeep) p.first.push_back({r, hw[j], emu});
         }
       };
       try {
         if (!ex.conv) {
           for (uint64_t j = lo; j < hi; ++j) {
-            uint64_t regs[2];
-            gen(c.g, c.base + j, regs[0], regs[1]);
-            check(j, regs[0], regs[1], tcemu::ptx_cvt_eval(*ex.pc, std::span<const uint64_t>(regs, nregs)));
+            Regs r;
+            gen(c.g, c.base + j, r);
+            check(j, r, tcemu::ptx_cvt_eval(*ex.pc, std::span<const uint64_t>(r.s, nregs), rbits ? r.rbits : 0));
           }
         } else {
           constexpr uint64_t kBlock = 4096;
-          std::vector<uint64_t> ra(kBlock), rb(kBlock);
+          std::vector<Regs> rr(kBlock);
           std::vector<uint8_t> sa(kBlock * 8), sb(kBlock * 8), da(kBlock * 8), db(kBlock * 8);
           for (uint64_t j0 = lo; j0 < hi; j0 += kBlock) {
             const uint64_t m = std::min(kBlock, hi - j0);
             for (uint64_t k = 0; k < m; ++k) {
-              gen(c.g, c.base + j0 + k, ra[k], rb[k]);
-              std::memcpy(&sa[k * ex.src_bytes], &ra[k], ex.src_bytes);
-              std::memcpy(&sb[k * ex.src_bytes], &rb[k], ex.src_bytes);
+              gen(c.g, c.base + j0 + k, rr[k]);
+              std::memcpy(&sa[k * ex.src_bytes], &rr[k].s[0], ex.src_bytes);
+              std::memcpy(&sb[k * ex.src_bytes], &rr[k].s[1], ex.src_bytes);
             }
             ex.conv->run(sa.data(), da.data(), m);
             if (nregs > 1) ex.conv->run(sb.data(), db.data(), m);
@@ -206,15 +243,14 @@ void compare_chunk(const Expect& ex, const Chunk& c, const uint64_t* hw, Tally& 
               const uint64_t j = j0 + k;
               uint64_t emu;
               if (((c.base + j) % kEvalEvery) == 0) {
-                uint64_t regs[2] = {ra[k], rb[k]};
-                emu = tcemu::ptx_cvt_eval(*ex.pc, std::span<const uint64_t>(regs, nregs));
+                emu = tcemu::ptx_cvt_eval(*ex.pc, std::span<const uint64_t>(rr[k].s, nregs));
               } else if (nregs > 1) {
                 emu = (load_le(&da[k * ex.dst_bytes], ex.dst_bytes) << ex.elem_bits) |
                       load_le(&db[k * ex.dst_bytes], ex.dst_bytes);
               } else {
                 emu = load_le(&da[k * ex.dst_bytes], ex.dst_bytes);
               }
-              check(j, ra[k], rb[k], emu);
+              check(j, rr[k], emu);
             }
           }
         }
@@ -282,41 +318,74 @@ size_t run_chunks(const Variant& v, const Expect& ex, const std::vector<Chunk>& 
   return k;
 }
 
-// The directed inputs of a variant, as (a, b) source registers.
-void directed_inputs(const Variant& v, std::vector<uint64_t>& da, std::vector<uint64_t>& db) {
+// The directed inputs of a variant, as operands.
+std::vector<Regs> directed_inputs(const Variant& v) {
   const std::string src = last_token(v.spelling);
+  std::vector<Regs> out;
+  auto one = [&](uint64_t a, uint64_t b) {
+    Regs r;
+    r.s[0] = a;
+    r.s[1] = b;
+    out.push_back(r);
+  };
+  // Packed pairs: each code against the list reversed (a in the high field).
   auto pairs = [&](const std::vector<uint32_t>& x, int shift) {
-    for (size_t i = 0; i < x.size(); ++i) {
-      da.push_back((static_cast<uint64_t>(x[i]) << shift) | x[x.size() - 1 - i]);
-      db.push_back(0);
-    }
+    for (size_t i = 0; i < x.size(); ++i) one((static_cast<uint64_t>(x[i]) << shift) | x[x.size() - 1 - i], 0);
   };
   switch (v.shape) {
-    case Shape::F32_B16: case Shape::F32_B32: case Shape::F32_F64:
-      for (uint32_t x : directed_f32()) { da.push_back(x); db.push_back(0); }
+    case CvtShape::F32_B16: case CvtShape::F32_B32: case CvtShape::F32_F64: case CvtShape::F32_I8:
+      for (uint32_t x : directed_f32()) one(x, 0);
       break;
-    case Shape::F32P_B32: case Shape::F32P_B16: {
+    case CvtShape::F32P_B32: case CvtShape::F32P_B16: case CvtShape::F32P_B8: {
       auto x = directed_f32();
-      for (size_t i = 0; i < x.size(); ++i) { da.push_back(x[i]); db.push_back(x[x.size() - 1 - i]); }
+      for (size_t i = 0; i < x.size(); ++i) one(x[i], x[x.size() - 1 - i]);
       break;
     }
-    case Shape::B32_B16: pairs(directed_f16(), 16); break;
-    case Shape::B16_B32: pairs(directed_fp8(), 8); break;
-    case Shape::B16_F32: case Shape::B16_F64: case Shape::B16_B16:
-      for (uint32_t x : (src == "bf16" ? directed_bf16() : directed_f16())) { da.push_back(x); db.push_back(0); }
+    case CvtShape::F32P_R_B32: case CvtShape::F32Q_R_B32: case CvtShape::F32Q_R_B16: {
+      // Every directed value in each operand position, under every tie-deciding word.
+      auto x = directed_f32();
+      const size_t n = x.size();
+      for (uint32_t k = 0; k < kRsPatterns; ++k)
+        for (size_t i = 0; i < n; ++i) {
+          Regs r;
+          r.s[0] = x[i];
+          r.s[1] = x[n - 1 - i];
+          if (cvt_shape_info(v.shape).srcs == 4) {
+            r.s[2] = x[(i + 7) % n];
+            r.s[3] = x[(i + 13) % n];
+          }
+          r.rbits = rs_pattern(k);
+          out.push_back(r);
+        }
       break;
-    case Shape::F64_F32: case Shape::F64_B16:
-      for (uint64_t x : directed_f64()) { da.push_back(x); db.push_back(0); }
+    }
+    case CvtShape::B32_B16: pairs(src == "bf16x2" ? directed_bf16() : directed_f16(), 16); break;
+    case CvtShape::B16_B32:
+      if (src == "e2m3x2" || src == "e3m2x2") pairs(directed_fp6(), 8);
+      else if (src == "ue8m0x2") pairs(directed_ue8m0(), 8);
+      else pairs(directed_fp8(), 8);
+      break;
+    case CvtShape::B8_B32: case CvtShape::I8_F32:
+      for (uint32_t x = 0; x < 256; ++x) one(x, 0);  // every code: also the recorded evidence
+      break;
+    case CvtShape::B16_F32: case CvtShape::B16_F64: case CvtShape::B16_B16:
+      for (uint32_t x : (src == "bf16" ? directed_bf16() : directed_f16())) one(x, 0);
+      break;
+    case CvtShape::F64_F32: case CvtShape::F64_B16:
+      for (uint64_t x : directed_f64()) one(x, 0);
       break;
   }
+  return out;
 }
 
-// The sweep of a variant (f32 sources: all 256 chunks; run_chunks stops at the budget).
+// The sweep of a variant (f32 sources: all 256 chunks, cvt.rs: 64 random chunks; run_chunks
+// stops at the budget).
 std::vector<Chunk> sweep_chunks(const Variant& v) {
   std::vector<Chunk> out;
   const uint64_t seed = 0x7463656d75ull * 1000 + static_cast<uint64_t>(v.id);  // "tcemu", fixed
   switch (v.shape) {
-    case Shape::F32_B16: case Shape::F32_B32: case Shape::F32_F64: case Shape::F32P_B32: case Shape::F32P_B16:
+    case CvtShape::F32_B16: case CvtShape::F32_B32: case CvtShape::F32_F64: case CvtShape::F32_I8:
+    case CvtShape::F32P_B32: case CvtShape::F32P_B16: case CvtShape::F32P_B8:
       for (uint32_t k = 0; k < 256; ++k) {
         Chunk c;
         c.g.mode = GenMode::exh32_a;
@@ -331,16 +400,33 @@ std::vector<Chunk> sweep_chunks(const Variant& v) {
         }
       }
       break;
-    case Shape::B16_B32: case Shape::B16_F32: case Shape::B16_F64: case Shape::B16_B16: {
+    case CvtShape::F32P_R_B32: case CvtShape::F32Q_R_B32: case CvtShape::F32Q_R_B16:
+      for (uint32_t k = 0; k < 64; ++k) {
+        Chunk c;
+        c.g.mode = GenMode::rand_rs;
+        c.g.seed = seed;
+        c.base = uint64_t{k} * kChunk;
+        c.n = kChunk;
+        out.push_back(c);
+      }
+      break;
+    case CvtShape::B16_B32: case CvtShape::B16_F32: case CvtShape::B16_F64: case CvtShape::B16_B16: {
       Chunk c;
       c.g.mode = GenMode::exh16;
       c.n = 65536;
       out.push_back(c);
       break;
     }
-    case Shape::B32_B16: {
+    case CvtShape::B8_B32: case CvtShape::I8_F32: {
       Chunk c;
-      c.g.fixed = 0x3c00;  // 1.0 in the other half
+      c.g.mode = GenMode::exh16;
+      c.n = 256;
+      out.push_back(c);
+      break;
+    }
+    case CvtShape::B32_B16: {
+      Chunk c;
+      c.g.fixed = last_token(v.spelling) == "bf16x2" ? 0x3f80 : 0x3c00;  // 1.0 in the other half
       c.n = 65536;
       c.g.mode = GenMode::half_hi;
       out.push_back(c);
@@ -352,7 +438,7 @@ std::vector<Chunk> sweep_chunks(const Variant& v) {
       out.push_back(c);
       break;
     }
-    case Shape::F64_F32: case Shape::F64_B16:
+    case CvtShape::F64_F32: case CvtShape::F64_B16:
       for (uint32_t k = 0; k < 4; ++k) {
         Chunk c;
         c.g.mode = GenMode::rand_f64;
@@ -378,15 +464,15 @@ bool bulk_path_consistent(const Variant& v, const Expect& ex, std::string& why) 
   c.n = 1u << 16;
   std::vector<uint64_t> ref(c.n);
   for (uint32_t j = 0; j < c.n; ++j) {
-    uint64_t regs[2];
-    gen(c.g, c.base + j, regs[0], regs[1]);
-    ref[j] = tcemu::ptx_cvt_eval(*ex.pc, std::span<const uint64_t>(regs, ex.nregs));
+    Regs r;
+    gen(c.g, c.base + j, r);
+    ref[j] = tcemu::ptx_cvt_eval(*ex.pc, std::span<const uint64_t>(r.s, ex.nregs));
   }
   Tally t;
   compare_chunk(ex, c, ref.data(), t);
   if (t.mismatches == 0 && t.error.empty()) return true;
   why = "Converter::run disagrees with ptx_cvt_eval on " + std::to_string(t.mismatches) + " of 65536" +
-        (t.first.empty() ? std::string() : " (first a=" + hex(t.first[0].a, 8) + ": eval " + hex(t.first[0].hw, 8) +
+        (t.first.empty() ? std::string() : " (first a=" + hex(t.first[0].r.s[0], 8) + ": eval " + hex(t.first[0].hw, 8) +
                                                ", Converter " + hex(t.first[0].emu, 8) + ")") +
         (t.error.empty() ? std::string() : "; error: " + t.error);
   return false;
@@ -428,7 +514,7 @@ struct Result {
   const Variant* v;
   std::string status;  // "ok", "MISMATCH", "no-model", "cuda-error", "emulator-error", "shape"
   std::string coverage;
-  std::string note;  // the bulk path was dropped, and why
+  std::string note;  // the bulk path was dropped, and why; cvt.rs: mismatches under each bit mapping
   Tally tally;
   double seconds = 0;
 };
@@ -439,7 +525,7 @@ int main(int argc, char** argv) {
   Options opt;
   if (!parse_args(argc, argv, opt)) return 2;
   if (opt.list) {
-    for (const auto& v : kVariants) std::printf("%s\n", v.spelling);
+    for (const auto& v : kVariants) std::printf("%-24s %s\n", mask_names(v.mask).c_str(), v.spelling);
     return 0;
   }
   now_s();
@@ -460,17 +546,52 @@ int main(int argc, char** argv) {
       const int emu_regs = pc->src_packed ? 1 : pc->src_count;
       Expect ex = make_expect(*pc, si.nregs, false);
       std::string why;
-      const bool ok = emu_regs == si.nregs && bulk_path_consistent(*v, ex, why);
+      bool ok = emu_regs == si.nregs && bulk_path_consistent(*v, ex, why);
+      if (emu_regs != si.nregs) why = "the emulator takes " + std::to_string(emu_regs) + " source registers";
+      // The emulator evaluates every directed input and the start of every sweep chunk (no
+      // throw), and the generated registers fit the instruction's operands.
+      if (ok) {
+        std::vector<Regs> dr = directed_inputs(*v);
+        for (const Chunk& c : sweep_chunks(*v))
+          for (uint32_t j = 0; j < std::min<uint32_t>(c.n, 4096); ++j) {
+            Regs r;
+            gen(c.g, c.base + j, r);
+            dr.push_back(r);
+          }
+        try {
+          for (const Regs& r : dr) {
+            for (int k = 0; k < si.nregs; ++k)  // the kernels ignore the others
+              if (si.src_bits < 64 && (r.s[k] >> si.src_bits) != 0)
+                throw std::runtime_error("generated operand " + regs_text(r, v->shape) + " does not fit the registers");
+            if (!pc->has_rbits && r.rbits != 0) throw std::runtime_error("random bits for a variant without them");
+            (void)tcemu::ptx_cvt_eval(*pc, std::span<const uint64_t>(r.s, si.nregs), r.rbits);
+          }
+        } catch (const std::exception& e) {
+          ok = false;
+          why = e.what();
+        }
+      }
       if (!ok) ++bad;
-      logf("%-36s %s%s %s\n", v->spelling, ok ? "ok" : "INCONSISTENT", ex.conv ? " (bulk path)" : "", why.c_str());
+      logf("%-36s %-24s %s%s %s\n", v->spelling, mask_names(v->mask).c_str(), ok ? "ok" : "INCONSISTENT",
+           ex.conv ? " (bulk path)" : "", why.c_str());
     }
     logf("host self-check: %zu variants with a model, %zu inconsistent\n", models, bad);
     return bad ? 1 : 0;
   }
   cudaDeviceProp prop{};
   if (!TCEMU_CUDA_OK(cudaGetDeviceProperties(&prop, 0))) return 1;
-  logf("device: %s (sm_%d%d), %u host threads, %zu variants, budget %.0f s%s\n", prop.name, prop.major, prop.minor,
-       host_threads(), todo.size(), opt.budget, opt.full ? " (--full: exhaustive, budget ignored)" : "");
+  // Only the variants of this GPU's target: elsewhere their kernels are empty (cvt_ops.cuh).
+  const int arch_bit = prop.major == 9 && prop.minor == 0 ? 1 : prop.major == 10 ? 2 : prop.major == 12 ? 4 : 0;
+  if (arch_bit == 0) {
+    logf("device: %s (sm_%d%d): cvt_check is built for sm_90a, sm_100a and sm_120a only\n", prop.name, prop.major,
+         prop.minor);
+    return 1;
+  }
+  const size_t listed = todo.size();
+  std::erase_if(todo, [&](const Variant* v) { return !(v->mask & arch_bit); });
+  logf("device: %s (sm_%d%d), %u host threads, %zu variants (%zu listed need another target), budget %.0f s%s\n",
+       prop.name, prop.major, prop.minor, host_threads(), todo.size(), listed - todo.size(), opt.budget,
+       opt.full ? " (--full: exhaustive, budget ignored)" : "");
   Buffers buf;
   if (!buf.init()) return 1;
 
@@ -480,13 +601,13 @@ int main(int argc, char** argv) {
   if (!directed) { std::printf("cannot write %s\n", directed_path.c_str()); return 1; }
   std::fprintf(directed,
                "# Hardware outputs of PTX cvt on %s (sm_%d%d), measured by tools/gpu/cvt_check.\n"
-               "# spelling  a=<source register a, hex>  [b=<register b>]  -> <destination register, hex>\n"
+               "# spelling  a=<source register a, hex>  [b= e= f=<registers b, e, f>]  [rbits=<cvt.rs random bits>]  -> <destination register, hex>\n"
                "# Pair forms: cvt d, a, b packs a into the high field. Packed sources (f16x2, e4m3x2) are one register.\n",
                prop.name, prop.major, prop.minor);
 
   std::vector<Result> results;
   size_t f32_left = 0;
-  for (auto* v : todo) f32_left += is_f32_source(v->shape) ? (is_pair(v->shape) ? 2 : 1) : 0;
+  for (auto* v : todo) f32_left += budget_weight(v->shape);
   bool cuda_failed = false;
 
   for (const Variant* v : todo) {
@@ -512,20 +633,17 @@ int main(int argc, char** argv) {
     }
 
     // Directed set: always recorded; compared when the emulator models the variant.
-    std::vector<uint64_t> da, db;
-    directed_inputs(*v, da, db);
+    const std::vector<Regs> dr = directed_inputs(*v);
     {
-      const uint32_t n = static_cast<uint32_t>(da.size());
-      uint64_t *dda = nullptr, *ddb = nullptr;
+      const uint32_t n = static_cast<uint32_t>(dr.size());
+      Regs* ddr = nullptr;
       // Everything on buf.stream (a non-blocking stream does not order with the legacy
       // default stream that plain cudaMemcpy uses).
-      bool ok = TCEMU_CUDA_OK(cudaMalloc(&dda, n * 8)) && TCEMU_CUDA_OK(cudaMalloc(&ddb, n * 8)) &&
-                TCEMU_CUDA_OK(cudaMemcpyAsync(dda, da.data(), n * 8, cudaMemcpyHostToDevice, buf.stream)) &&
-                TCEMU_CUDA_OK(cudaMemcpyAsync(ddb, db.data(), n * 8, cudaMemcpyHostToDevice, buf.stream));
+      bool ok = TCEMU_CUDA_OK(cudaMalloc(&ddr, n * sizeof(Regs))) &&
+                TCEMU_CUDA_OK(cudaMemcpyAsync(ddr, dr.data(), n * sizeof(Regs), cudaMemcpyHostToDevice, buf.stream));
       Chunk c;
       c.g.mode = GenMode::directed;
-      c.g.da = dda;
-      c.g.db = ddb;
+      c.g.dr = ddr;
       c.n = n;
       if (ok) {
         v->launch(c.g, 0, n, buf.dev[0], buf.stream);
@@ -533,36 +651,44 @@ int main(int argc, char** argv) {
              TCEMU_CUDA_OK(cudaMemcpyAsync(buf.host[0], buf.dev[0], n * 8, cudaMemcpyDeviceToHost, buf.stream)) &&
              TCEMU_CUDA_OK(cudaStreamSynchronize(buf.stream));
       }
-      cudaFree(dda);
-      cudaFree(ddb);
+      cudaFree(ddr);
       if (!ok) {
         cuda_failed = true;
         r.status = "cuda-error";
         results.push_back(r);
         break;
       }
-      for (uint32_t j = 0; j < n; ++j) {
-        std::fprintf(directed, "%s a=%s", v->spelling, hex(da[j], si.src_bits / 4).c_str());
-        if (si.nregs > 1) std::fprintf(directed, " b=%s", hex(db[j], si.src_bits / 4).c_str());
-        std::fprintf(directed, " -> %s\n", hex(buf.host[0][j], si.dst_bits / 4).c_str());
-      }
+      for (uint32_t j = 0; j < n; ++j)
+        std::fprintf(directed, "%s %s -> %s\n", v->spelling, regs_text(dr[j], v->shape).c_str(),
+                     hex(buf.host[0][j], si.dst_bits / 4).c_str());
       if (pc) {
-        c.g.da = da.data();
-        c.g.db = db.data();
+        c.g.dr = dr.data();
         Expect ex = make_expect(*pc, si.nregs, /*eval_only=*/true);
         compare_chunk(ex, c, buf.host[0], r.tally);
+        // cvt.rs: which random-bit mapping the hardware follows is open (docs/conversions.md);
+        // the directed set's tie-deciding words tell the emulator's two conventions apart.
+        if (pc->has_rbits && r.tally.error.empty()) {
+          size_t alt = 0;
+          for (uint32_t j = 0; j < n; ++j)
+            alt += tcemu::ptx_cvt_eval(*pc, std::span<const uint64_t>(dr[j].s, si.nregs), dr[j].rbits,
+                                       tcemu::RsBitMap::flashinfer_hw) != buf.host[0][j];
+          r.note = "directed set (" + std::to_string(n) + "): " + std::to_string(r.tally.mismatches) +
+                   " mismatches under RsBitMap::ptx_doc (the default, compared), " + std::to_string(alt) +
+                   " under RsBitMap::flashinfer_hw";
+          logf("%s: %s\n", v->spelling, r.note.c_str());
+        }
       }
     }
 
     if (!pc) {
       r.status = "no-model";
-      r.coverage = "directed only (" + std::to_string(da.size()) + "): " + err;
+      r.coverage = "directed only (" + std::to_string(dr.size()) + "): " + err;
     } else if (!r.tally.error.empty()) {
       r.status = "emulator-error";
     } else {
       const auto chunks = sweep_chunks(*v);
       double deadline = 1e30;
-      const int weight = is_f32_source(v->shape) ? (is_pair(v->shape) ? 2 : 1) : 0;
+      const int weight = budget_weight(v->shape);
       if (!opt.full && weight > 0) {
         const double left = opt.budget - now_s();
         deadline = now_s() + std::max(0.0, left) * weight / static_cast<double>(f32_left);
@@ -571,7 +697,7 @@ int main(int argc, char** argv) {
       std::string why;
       if (!bulk_path_consistent(*v, ex, why)) {
         logf("%s: %s; using ptx_cvt_eval for every input\n", v->spelling, why.c_str());
-        r.note = why;
+        r.note += r.note.empty() ? why : "; " + why;
         ex = make_expect(*pc, si.nregs, true);
       }
       const size_t done = run_chunks(*v, ex, chunks, deadline, buf, r.tally, cuda_failed);
@@ -581,21 +707,24 @@ int main(int argc, char** argv) {
         if (k < done) swept += chunks[k].n;
       }
       char cov[160];
-      if (is_f32_source(v->shape))
+      if (is_rs(v->shape))
+        std::snprintf(cov, sizeof cov, "random %llu (%zu/%zu chunks)", static_cast<unsigned long long>(swept), done,
+                      chunks.size());
+      else if (is_f32_source(v->shape))
         std::snprintf(cov, sizeof cov, "%s %.4f of 2^%d (%zu/%zu chunks)", done == chunks.size() ? "exhaustive" : "partial",
                       static_cast<double>(swept) / static_cast<double>(total), is_pair(v->shape) ? 33 : 32, done,
                       chunks.size());
-      else if (v->shape == Shape::F64_F32 || v->shape == Shape::F64_B16)
+      else if (v->shape == CvtShape::F64_F32 || v->shape == CvtShape::F64_B16)
         std::snprintf(cov, sizeof cov, "random f64 %llu", static_cast<unsigned long long>(swept));
       else
-        std::snprintf(cov, sizeof cov, "%s %llu", v->shape == Shape::B32_B16 ? "halves exhaustive + random," : "exhaustive",
+        std::snprintf(cov, sizeof cov, "%s %llu", v->shape == CvtShape::B32_B16 ? "halves exhaustive + random," : "exhaustive",
                       static_cast<unsigned long long>(swept));
       r.coverage = cov;
       if (cuda_failed) r.status = "cuda-error";
       else if (!r.tally.error.empty()) r.status = "emulator-error";
       else r.status = r.tally.mismatches ? "MISMATCH" : "ok";
     }
-    if (is_f32_source(v->shape)) f32_left -= is_pair(v->shape) ? 2 : 1;
+    f32_left -= budget_weight(v->shape);
     r.seconds = now_s() - t0;
     logf("%-36s %-14s checked %12llu  mismatches %10llu  %6.2fs  %s\n", v->spelling, r.status.c_str(),
          static_cast<unsigned long long>(r.tally.checked), static_cast<unsigned long long>(r.tally.mismatches), r.seconds,
@@ -618,16 +747,14 @@ int main(int argc, char** argv) {
     bad += r.status != "ok" && r.status != "no-model";
     nomodel += r.status == "no-model";
   }
-  std::fprintf(rep, "\n# First %zu mismatches per variant: a [b] hw emu (hex registers)\n", kKeep);
+  std::fprintf(rep, "\n# First %zu mismatches per variant: a [b e f] [rbits] hw emu (hex registers)\n", kKeep);
   for (const auto& r : results) {
     if (r.tally.first.empty()) continue;
     const ShapeInfo si = shape_info(r.v->shape);
     std::fprintf(rep, "\n## %s (%llu mismatches)\n", r.v->spelling, static_cast<unsigned long long>(r.tally.mismatches));
-    for (const auto& m : r.tally.first) {
-      std::fprintf(rep, "a=%s", hex(m.a, si.src_bits / 4).c_str());
-      if (si.nregs > 1) std::fprintf(rep, " b=%s", hex(m.b, si.src_bits / 4).c_str());
-      std::fprintf(rep, " hw=%s emu=%s\n", hex(m.hw, si.dst_bits / 4).c_str(), hex(m.emu, si.dst_bits / 4).c_str());
-    }
+    for (const auto& m : r.tally.first)
+      std::fprintf(rep, "%s hw=%s emu=%s\n", regs_text(m.r, r.v->shape).c_str(), hex(m.hw, si.dst_bits / 4).c_str(),
+                   hex(m.emu, si.dst_bits / 4).c_str());
   }
   std::fclose(rep);
   logf("done: %zu variants, %zu with mismatches or errors, %zu without an emulator model; wrote %s and %s\n",

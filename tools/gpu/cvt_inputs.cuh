@@ -12,17 +12,25 @@
 
 namespace tcemu_gpu {
 
-// How source registers (a, b) are made from an index i.
+// The operands of one cvt: source registers in PTX operand order (a, b, e, f; unused ones 0)
+// and the random-bit operand of cvt.rs (0 otherwise).
+struct Regs {
+  uint64_t s[4] = {0, 0, 0, 0};
+  uint32_t rbits = 0;
+};
+
+// How the operands are made from an index i.
 enum class GenMode : int {
   exh32_a,    // a = (i << 8) | low, b = a random partner of a (f32 pair forms) or unused
   exh32_b,    // b = (i << 8) | low, a = fixed
-  exh16,      // a = i, i < 65536 (every 16-bit source; every FP8x2 pair)
-  half_hi,    // a = (i << 16) | fixed: every value in the high half of a packed f16x2
+  exh16,      // a = i (every 16-bit source with n = 65536; every 8-bit one with n = 256)
+  half_hi,    // a = (i << 16) | fixed: every value in the high half of a packed f16x2/bf16x2
   half_lo,    // a = (fixed << 16) | i: every value in the low half
-  rand32,     // a = random 32 bits (packed f16x2 pairs)
+  rand32,     // a = random 32 bits (packed f16x2/bf16x2 pairs)
   rand_pair,  // a, b = random 32 bits each (host self-check of the f32 paths)
   rand_f64,   // a = a random f64, shaped to land near the f32/f16/bf16 ranges
-  directed,   // a = da[i], b = db[i]
+  rand_rs,    // cvt.rs: a, b, e, f = random f32 near the narrow formats' ranges, random rbits
+  directed,   // the operands dr[i]
 };
 
 struct Gen {
@@ -30,9 +38,37 @@ struct Gen {
   uint32_t low = 0;     // exh32_*: the fixed low byte of this chunk
   uint32_t fixed = 0;   // exh32_b, half_*: the fixed partner
   uint64_t seed = 0;
-  const uint64_t* da = nullptr;  // directed: device or host array, as the caller runs
-  const uint64_t* db = nullptr;
+  const Regs* dr = nullptr;  // directed: device or host array, as the caller runs
 };
+
+// Random-bit words that decide ties of cvt.rs under any assignment of bytes or halves to
+// elements: every element's field all zeros, all ones, exactly half of its carry threshold
+// and one less (bytes 0x80/0x7f, f16's 13-bit fields 0x1000/0x0fff, bf16's halves
+// 0x8000/0x7fff), their bit reversals (0x01/0xfe), bits above f16's 13, one byte or half alone.
+TCEMU_HD inline uint32_t rs_pattern(uint32_t k) {
+  constexpr uint32_t kPat[] = {
+      0x00000000u, 0xffffffffu, 0x80808080u, 0x7f7f7f7fu, 0x01010101u, 0xfefefefeu, 0x10001000u, 0x0fff0fffu,
+      0x1fff1fffu, 0xe000e000u, 0x80008000u, 0x7fff7fffu, 0x80007fffu, 0x7fff8000u, 0x0000ffffu, 0xffff0000u,
+      0x80000000u, 0x00800000u, 0x00008000u, 0x00000080u, 0x10000000u, 0x00001000u,
+  };
+  return kPat[k % (sizeof kPat / sizeof kPat[0])];
+}
+inline constexpr uint32_t kRsPatterns = 22;
+
+// A random f32 for cvt.rs: a quarter raw bit patterns, the rest with exponents in [-28, 17]
+// (f16, FP8, FP6 and FP4 ranges with their subnormals, overflow and saturation) and fractions
+// often cut to a few bits so that the discarded bits are exact halves or zero.
+TCEMU_HD inline uint32_t random_f32(uint64_t seed, uint64_t i) {
+  const uint64_t h = splitmix64(seed ^ splitmix64(i));
+  const uint32_t r = static_cast<uint32_t>(splitmix64(h));
+  if ((h >> 62) == 0) return r;
+  const uint32_t sign = static_cast<uint32_t>(h >> 61 & 1) << 31;
+  const int e = static_cast<int>((h >> 32) % 46) - 28;
+  uint32_t frac = r & 0x7fffffu;
+  const int keep = static_cast<int>((h >> 24) % 24);  // significant fraction bits kept
+  if ((h >> 20) & 1) frac &= ~((1u << (23 - keep)) - 1);
+  return sign | (static_cast<uint32_t>(e + 127) << 23) | frac;
+}
 
 // A random f64 that exercises f64 -> f32/f16/bf16 rounding: a quarter are raw bit patterns
 // (NaN, Inf, huge, tiny, subnormal), the rest have exponents in [-160, 140] and sometimes a
@@ -57,7 +93,10 @@ TCEMU_HD inline uint64_t random_f64(uint64_t seed, uint64_t i) {
   return sign | (be << 52) | frac;
 }
 
-TCEMU_HD inline void gen(const Gen& g, uint64_t i, uint64_t& a, uint64_t& b) {
+TCEMU_HD inline void gen(const Gen& g, uint64_t i, Regs& r) {
+  r = Regs{};
+  uint64_t& a = r.s[0];
+  uint64_t& b = r.s[1];
   switch (g.mode) {
     case GenMode::exh32_a:
       a = (i << 8) | g.low;
@@ -67,20 +106,26 @@ TCEMU_HD inline void gen(const Gen& g, uint64_t i, uint64_t& a, uint64_t& b) {
       a = g.fixed;
       b = (i << 8) | g.low;
       return;
-    case GenMode::exh16: a = i; b = 0; return;
-    case GenMode::half_hi: a = (i << 16) | g.fixed; b = 0; return;
-    case GenMode::half_lo: a = (static_cast<uint64_t>(g.fixed) << 16) | i; b = 0; return;
-    case GenMode::rand32: a = splitmix64(g.seed + i) >> 32; b = 0; return;
+    case GenMode::exh16: a = i; return;
+    case GenMode::half_hi: a = (i << 16) | g.fixed; return;
+    case GenMode::half_lo: a = (static_cast<uint64_t>(g.fixed) << 16) | i; return;
+    case GenMode::rand32: a = splitmix64(g.seed + i) >> 32; return;
     case GenMode::rand_pair: {
       const uint64_t h = splitmix64(g.seed + i);
       a = h >> 32;
       b = h & 0xffffffffu;
       return;
     }
-    case GenMode::rand_f64: a = random_f64(g.seed, i); b = 0; return;
-    case GenMode::directed: a = g.da[i]; b = g.db ? g.db[i] : 0; return;
+    case GenMode::rand_f64: a = random_f64(g.seed, i); return;
+    case GenMode::rand_rs: {
+      for (int k = 0; k < 4; ++k) r.s[k] = random_f32(g.seed + static_cast<uint64_t>(k), i);
+      const uint64_t h = splitmix64(g.seed ^ 0x5253u ^ splitmix64(i));  // "RS"
+      // One in four words is a tie-deciding pattern, the rest uniformly random.
+      r.rbits = (h & 3) == 0 ? rs_pattern(static_cast<uint32_t>(h >> 8)) : static_cast<uint32_t>(h >> 32);
+      return;
+    }
+    case GenMode::directed: r = g.dr[i]; return;
   }
-  a = b = 0;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -114,6 +159,15 @@ inline std::vector<uint32_t> directed_f32() {
       57344.0f, 61440.0f, dn(61440.0f), up(61440.0f), 0x1p-16f, 0x1p-17f, up(0x1p-17f), 0x1.8p-16f,
       0x1.2p0f, 0x1.6p0f,
   };
+  // e2m1 (max 6; 0.5 steps below 2), e2m3 (max 7.5, min subnormal 0.125), e3m2 (max 28, min
+  // subnormal 0.0625): the values, the ties between them, the overflow thresholds.
+  for (float f : {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f, 6.0f, 7.0f, up(7.0f), dn(7.0f), 8.0f, 0.0625f, 0.1875f,
+                  7.5f, 7.75f, 0x1.1p0f, 0x1.3p0f, 0x1.08p0f, 28.0f, 30.0f, up(30.0f), dn(30.0f), 32.0f, 0.03125f,
+                  0.09375f, 0x1.4p0f, 0x1.cp0f})
+    pos.push_back(f);
+  // ue8m0 (powers of two 2^-127 .. 2^127): between powers, and the ends of the range.
+  for (float f : {1.5f, 3.0f, 0x1.000002p0f, 0x1p127f, 0x1.8p126f, 0x1p-126f, 0x1p-127f, 0x1.8p-127f, 0x1p-149f})
+    pos.push_back(f);
   std::vector<uint32_t> out;
   for (float f : pos) { out.push_back(f32_bits(f)); out.push_back(f32_bits(f) | 0x80000000u); }
   for (uint32_t nan : {0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u, 0x7fffffffu, 0xffffffffu,
@@ -149,6 +203,18 @@ inline std::vector<uint32_t> directed_bf16() {
   for (uint32_t nan : {0x7f81u, 0x7fc0u, 0x7fffu, 0xffc0u, 0xff81u, 0x7fa5u}) out.push_back(nan);
   return out;
 }
+
+// FP6 codes (low 6 bits of a byte; the ISA leaves the top 2 bits as padding): every code, and
+// a few with the padding bits set.
+inline std::vector<uint32_t> directed_fp6() {
+  std::vector<uint32_t> out;
+  for (uint32_t c = 0; c < 64; ++c) out.push_back(c);
+  for (uint32_t c : {0x40u, 0x80u, 0xc0u, 0xffu, 0x7fu, 0xbfu}) out.push_back(c);
+  return out;
+}
+
+// ue8m0 codes: 2^-127, 1, 2^127, NaN (0xff), and neighbours.
+inline std::vector<uint32_t> directed_ue8m0() { return {0x00, 0x01, 0x02, 0x7e, 0x7f, 0x80, 0x81, 0xfd, 0xfe, 0xff}; }
 
 // FP8 codes, e4m3 and e5m2 specials together (each is a valid byte of both formats).
 inline std::vector<uint32_t> directed_fp8() {

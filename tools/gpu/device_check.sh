@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds and runs the hardware checks on a machine with an sm_90 GPU (H100/H200), from the
-# repository root:   tools/gpu/device_check.sh OUTDIR
+# Builds and runs the hardware checks on a machine with a GPU, from the repository root:
+#   tools/gpu/device_check.sh OUTDIR
+# mma_record is built for sm_90a (H100/H200); cvt_check for the present GPU's target (sm_90a,
+# sm_100a or sm_120a, from nvidia-smi's compute capability; sm_90a when it cannot tell).
 #
 # Writes into OUTDIR (7 files): device_check.log (everything printed), nvidia-smi.txt,
 # build.log, cvt_report.txt, cvt_directed.txt, mma_summary.txt, mma_record.tar.gz.
@@ -31,6 +33,12 @@ set -x
 
 BUILD=$(mktemp -d /tmp/tcemu-gpu.XXXXXX)
 GEN="-gencode=arch=compute_90a,code=sm_90a"
+CC=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' ')
+case "$CC" in
+  10.*) CVT_GEN="-gencode=arch=compute_100a,code=sm_100a" ;;
+  12.*) CVT_GEN="-gencode=arch=compute_120a,code=sm_120a" ;;
+  *) CVT_GEN=$GEN ;;
+esac
 INC="-Iemulator/include -Itools/gpu"
 BUILDLOG="$OUTDIR/build.log"
 : > "$BUILDLOG"
@@ -44,7 +52,7 @@ for f in emulator/src/*.cpp; do
   ( "$CXX" -std=c++20 -O2 -Iemulator/include -c "$f" -o "$BUILD/emu/$(basename "$f" .cpp).o" >"$BUILD/emu/$(basename "$f").log" 2>&1 ) &
   pids+=($!)
 done
-( "$NVCC" -std=c++20 -O3 $GEN $INC -c tools/gpu/cvt_check.cu -o "$BUILD/cvt_check.o" >"$BUILD/cvt_check.log" 2>&1 ) &
+( "$NVCC" -std=c++20 -O3 $CVT_GEN $INC -c tools/gpu/cvt_check.cu -o "$BUILD/cvt_check.o" >"$BUILD/cvt_check.log" 2>&1 ) &
 CVT_PID=$!
 ( "$NVCC" -std=c++20 -O2 $GEN $INC -o "$BUILD/mma_record" tools/gpu/mma_record.cu >"$BUILD/mma_record.log" 2>&1 ) &
 MMA_PID=$!
@@ -56,10 +64,10 @@ wait "$MMA_PID"; MMA_BUILD=$?
 # Link with every emulator object that compiled; if that does not link (a missing file),
 # fall back to the stub so that the hardware side is still recorded.
 if [ "$CVT_BUILD" = 0 ]; then
-  if ! "$NVCC" $GEN "$BUILD/cvt_check.o" "$BUILD"/emu/*.o -o "$BUILD/cvt_check" >>"$BUILDLOG" 2>&1; then
+  if ! "$NVCC" $CVT_GEN "$BUILD/cvt_check.o" "$BUILD"/emu/*.o -o "$BUILD/cvt_check" >>"$BUILDLOG" 2>&1; then
     echo "cvt_check does not link with emulator/src (emulator_ok=$EMU_OK): linking tools/gpu/emulator_stub.cpp, hardware outputs only" | tee -a "$BUILDLOG"
     "$CXX" -std=c++20 -O2 -Iemulator/include -c tools/gpu/emulator_stub.cpp -o "$BUILD/stub.o" >>"$BUILDLOG" 2>&1
-    "$NVCC" $GEN "$BUILD/cvt_check.o" "$BUILD/stub.o" -o "$BUILD/cvt_check" >>"$BUILDLOG" 2>&1 || CVT_BUILD=1
+    "$NVCC" $CVT_GEN "$BUILD/cvt_check.o" "$BUILD/stub.o" -o "$BUILD/cvt_check" >>"$BUILDLOG" 2>&1 || CVT_BUILD=1
   fi
 fi
 stamp "build done: cvt_check rc=$CVT_BUILD mma_record rc=$MMA_BUILD emulator_ok=$EMU_OK"

@@ -86,16 +86,22 @@ std::string run_tcgen05(const std::string& ptx, int tiles, const Tcgen05Launch& 
                         const std::vector<uint8_t>& b_img, const std::vector<uint32_t>& c,
                         const std::vector<uint32_t>& sa, const std::vector<uint32_t>& sb, std::vector<uint32_t>& d);
 
-// PTX cvt (the sm_90a variants of cvt_variants.cuh): element i of the result from registers
-// a[i], b[i] (b only for the two-source forms).
+// PTX cvt (cvt_variants.cuh; device code in cvt_device.cu): result i from the source
+// registers src[i * kCvtMaxSrcs + k] (k in PTX operand order a, b, e, f; unused ones 0) and the
+// random-bit operand rbits[i] (cvt.rs only; ignored otherwise). d[i]: the destination register.
+constexpr int kCvtMaxSrcs = 4;
 struct CvtInfo {
+  int id;
   const char* ptx;
-  int srcs;            // source registers (1 or 2)
-  int src_bits;        // 16, 32 or 64
+  int srcs;       // source registers (1, 2 or 4)
+  int src_bits;   // width of one: 8, 16, 32 or 64
   int dst_bits;
+  bool rbits;     // cvt.rs: a .b32 random-bit operand follows the sources
+  int arch_mask;  // 1 sm_90a, 2 sm_100a, 4 sm_120a: where ptxas accepts it (the kernel holds it)
 };
-const CvtInfo* find_cvt(const std::string& ptx);
-std::string run_cvt(const std::string& ptx, const std::vector<uint64_t>& a, const std::vector<uint64_t>& b,
-                     std::vector<uint64_t>& d);
+const std::vector<CvtInfo>& cvt_variants();
+const CvtInfo* find_cvt(const std::string& ptx);  // exact spelling; nullptr when absent
+std::string run_cvt(const CvtInfo& in, const std::vector<uint64_t>& src, const std::vector<uint32_t>& rbits,
+                    std::vector<uint64_t>& d);
 
 }  // namespace tcemu_gpu

@@ -28,7 +28,7 @@ std::string run_tcgen05(const std::string&, int, const Tcgen05Launch&, const std
                         const std::vector<uint32_t>&, std::vector<uint32_t>&) {
   return "built without CUDA";
 }
-std::string run_cvt(const std::string&, const std::vector<uint64_t>&, const std::vector<uint64_t>&,
+std::string run_cvt(const CvtInfo&, const std::vector<uint64_t>&, const std::vector<uint32_t>&,
                     std::vector<uint64_t>&) {
   return "built without CUDA";
 }

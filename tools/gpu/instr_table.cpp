@@ -38,33 +38,23 @@ int DeviceInfo::arch_bit() const {
   return 0;
 }
 
-namespace {
-// Operand shapes of cvt_variants.cuh: sources, source width, destination width.
-#define TCEMU_CVT_SHAPE_F32_B16 1, 32, 16
-#define TCEMU_CVT_SHAPE_F32_B32 1, 32, 32
-#define TCEMU_CVT_SHAPE_F32_F64 1, 32, 64
-#define TCEMU_CVT_SHAPE_F32P_B32 2, 32, 32
-#define TCEMU_CVT_SHAPE_F32P_B16 2, 32, 16
-#define TCEMU_CVT_SHAPE_B32_B16 1, 32, 16
-#define TCEMU_CVT_SHAPE_B16_B32 1, 16, 32
-#define TCEMU_CVT_SHAPE_B16_F32 1, 16, 32
-#define TCEMU_CVT_SHAPE_B16_F64 1, 16, 64
-#define TCEMU_CVT_SHAPE_B16_B16 1, 16, 16
-#define TCEMU_CVT_SHAPE_F64_F32 1, 64, 32
-#define TCEMU_CVT_SHAPE_F64_B16 1, 64, 16
-#define TCEMU_CVT_INFO(SP, SHAPE) CvtInfo{SP, TCEMU_CVT_SHAPE_##SHAPE}
-const std::vector<CvtInfo>& cvt_table() {
-  static const std::vector<CvtInfo> v = {
-#define TCEMU_CVT_ROW(ID, SHAPE, SP) TCEMU_CVT_INFO(SP, SHAPE),
-      TCEMU_CVT_VARIANTS(TCEMU_CVT_ROW)
+const std::vector<CvtInfo>& cvt_variants() {
+  static const std::vector<CvtInfo> v = [] {
+    std::vector<CvtInfo> out;
+#define TCEMU_CVT_ROW(ID, SHAPE, MASK, SP)                                                      \
+  {                                                                                            \
+    constexpr CvtShapeInfo si = cvt_shape_info(CvtShape::SHAPE);                               \
+    out.push_back(CvtInfo{ID, SP, si.srcs, si.src_bits, si.dst_bits, si.rbits, MASK});         \
+  }
+    TCEMU_CVT_VARIANTS(TCEMU_CVT_ROW)
 #undef TCEMU_CVT_ROW
-  };
+    return out;
+  }();
   return v;
 }
-}  // namespace
 
 const CvtInfo* find_cvt(const std::string& ptx) {
-  for (const CvtInfo& c : cvt_table())
+  for (const CvtInfo& c : cvt_variants())
     if (ptx == c.ptx) return &c;
   return nullptr;
 }

@@ -1,6 +1,6 @@
 // Device side of tcemu-gpu: one kernel per instruction of gen/mma_instrs.inc (mma.sync, wmma;
-// the wgmma kernels are in gen/wgmma_part<i>.cu, sm_90a only) and per cvt variant of
-// cvt_variants.cuh, each executing the instruction exactly as spelled,
+// the wgmma kernels are in gen/wgmma_part<i>.cu, sm_90a only; the cvt variants in
+// cvt_device.cu), each executing the instruction exactly as spelled,
 // once per tile, on operands the host has already placed in registers / shared memory
 // (fragment_layout.hpp). Built for sm_90a, sm_100a and sm_120a; an instruction's body is
 // compiled only where it exists (guards below), elsewhere it is empty and the host never
@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "cvt_variants.cuh"
 #include "fragment_layout.hpp"
 #include "gen/mma_instrs.inc"
 #include "gpu_backend.hpp"
@@ -73,15 +72,6 @@ __global__ void wmma_kernel(const uint8_t* a, const uint8_t* b, const uint8_t* c
   wmma_op<ID>(a + t * a_stride, b + t * b_stride, c + t * c_stride, d + t * c_stride);
 }
 
-// ---- cvt -----------------------------------------------------------------------------------
-#include "cvt_ops.cuh"
-
-template <int ID>
-__global__ void cvt_run_kernel(const uint64_t* a, const uint64_t* b, uint32_t n, uint64_t* out) {
-  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t < n) out[t] = cvt_op<ID>(a[t], b[t]);
-}
-
 // ---- host tables ---------------------------------------------------------------------------
 using MmaLaunch = void (*)(int, const uint32_t*, const uint32_t*, const uint32_t*, const uint32_t*, const uint32_t*,
                            uint32_t*);
@@ -108,24 +98,6 @@ const Row kRows[] = {
     TCEMU_GPU_MMA_INSTRS(TCEMU_GPU_ROW)
 #undef TCEMU_GPU_ROW
 };
-
-using CvtLaunch = void (*)(const uint64_t*, const uint64_t*, uint32_t, uint64_t*);
-template <int ID>
-void launch_cvt(const uint64_t* a, const uint64_t* b, uint32_t n, uint64_t* out) {
-  cvt_run_kernel<ID><<<(n + 255) / 256, 256>>>(a, b, n, out);
-}
-struct CvtRow {
-  const char* ptx;
-  CvtLaunch launch;
-};
-const std::vector<CvtRow>& cvt_rows() {
-  static const std::vector<CvtRow> rows = {
-#define TCEMU_CVT_ROW(ID, SHAPE, SP) {SP, &launch_cvt<ID>},
-      TCEMU_CVT_VARIANTS(TCEMU_CVT_ROW)
-#undef TCEMU_CVT_ROW
-  };
-  return rows;
-}
 
 std::string cuda_err(cudaError_t e, const char* what) {
   std::string s = what;
@@ -250,26 +222,6 @@ std::string run_wmma(const InstrInfo& in, int tiles, const std::vector<uint8_t>&
   if ((e = cudaDeviceSynchronize()) != cudaSuccess) return cuda_err(e, "kernel");
   d_img.resize(c_img.size());
   if ((e = cudaMemcpy(d_img.data(), dd.p, d_img.size(), cudaMemcpyDeviceToHost)) != cudaSuccess)
-    return cuda_err(e, "download");
-  return "";
-}
-
-std::string run_cvt(const std::string& ptx, const std::vector<uint64_t>& a, const std::vector<uint64_t>& b,
-                    std::vector<uint64_t>& d) {
-  const CvtRow* row = nullptr;
-  for (const CvtRow& r : cvt_rows())
-    if (ptx == r.ptx) row = &r;
-  if (!row) return "no kernel for " + ptx;
-  if (a.size() != b.size()) return "run_cvt: a and b differ in size";
-  DevBuf<uint64_t> da, db, dd;
-  cudaError_t e;
-  if ((e = da.upload(a)) != cudaSuccess || (e = db.upload(b)) != cudaSuccess || (e = dd.alloc(a.size())) != cudaSuccess)
-    return cuda_err(e, "upload");
-  row->launch(da.p, db.p, static_cast<uint32_t>(a.size()), dd.p);
-  if ((e = cudaGetLastError()) != cudaSuccess) return cuda_err(e, "launch");
-  if ((e = cudaDeviceSynchronize()) != cudaSuccess) return cuda_err(e, "kernel");
-  d.resize(a.size());
-  if (!a.empty() && (e = cudaMemcpy(d.data(), dd.p, d.size() * 8, cudaMemcpyDeviceToHost)) != cudaSuccess)
     return cuda_err(e, "download");
   return "";
 }

@@ -443,7 +443,11 @@ int cmd_info() {
   size_t tc = 0;
   for (const tcemu::InstrEntry* e : tcgen05_entries()) tc += tcgen05_entry_why_not(*e).empty();
   std::cout << " tcgen05.mma: " << tc << " catalog entries (cta_group::1; ::2 without block scaling) on sm_100a;";
-  std::cout << " PTX cvt: the sm_90a variants\n";
+  std::map<std::string, int> cvt_per;
+  for (const CvtInfo& cv : cvt_variants()) ++cvt_per[mask_names(cv.arch_mask)];
+  std::cout << " PTX cvt:";
+  for (const auto& [k, v] : cvt_per) std::cout << " " << v << " on " << k << ";";
+  std::cout << "\n";
   return d.present ? 0 : kExitNoGpu;
 }
 
@@ -457,6 +461,7 @@ int cmd_list(const Args& a) {
       std::cout << (why.empty() ? "sm_100a" : "not built") << "\t" << e->ptx << " " << tcgen05_types(*e)
                 << (why.empty() ? std::string() : std::string("\t") + why) << "\n";
     }
+    for (const CvtInfo& cv : cvt_variants()) std::cout << mask_names(cv.arch_mask) << "\t" << cv.ptx << "\n";
     return 0;
   }
   // Which cases of the files would run on each architecture (no GPU needed).

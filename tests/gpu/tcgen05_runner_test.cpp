@@ -4,7 +4,8 @@
 // (not tcgen05_layout.hpp / fragment_layout.hpp), computes D exactly (small-integer operands,
 // power-of-two scales) and hands it back; run_case's result must then equal the emulator's
 // (tcemu::golden::evaluate) bit for bit. A stand-in reading the images with LBO and SBO swapped
-// must disagree, showing the comparison can fail.
+// must disagree, and so must one reading a CTA pair's scale_A words from the wrong CTA, showing
+// the comparison can fail.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -128,10 +129,13 @@ uint64_t encode(Fmt f, double v) {
   return *tcemu::encode_exact(f, v < 0, sig, e - 53);
 }
 
-// The stand-in device. `swap` reads the images with LBO and SBO exchanged (a wrong layout).
-Backend standin(bool swap = false, int* calls = nullptr) {
+// The stand-in device. Wrong readings: `swap` reads the images with LBO and SBO exchanged;
+// `sfa_even` reads every row's scale_A of a CTA pair from the even CTA's words.
+enum class Wrong { none, swap, sfa_even };
+Backend standin(Wrong wrong = Wrong::none, int* calls = nullptr) {
+  const bool swap = wrong == Wrong::swap, sfa_even = wrong == Wrong::sfa_even;
   Backend be;
-  be.tcgen05 = [swap, calls](const std::string& ptx, int T, const Tcgen05Launch& l, const std::vector<uint8_t>& ai,
+  be.tcgen05 = [swap, sfa_even, calls](const std::string& ptx, int T, const Tcgen05Launch& l, const std::vector<uint8_t>& ai,
                              const std::vector<uint8_t>& bi, const std::vector<uint32_t>& c,
                              const std::vector<uint32_t>& sa, const std::vector<uint32_t>& sb, std::vector<uint32_t>& d) {
     if (calls) ++*calls;
@@ -143,7 +147,8 @@ Backend standin(bool swap = false, int* calls = nullptr) {
     // odd CTA's half is zero, which the kernel supplies).
     const int P = ptx.find("cta_group::2") != std::string::npos ? 2 : 1, TM = 32 * P;
     if (id.m != 128 * P || id.n != 16 * P || id.reserved) return std::string("idesc: shape or reserved bits");
-    if (ai.size() != static_cast<size_t>(T) * P * 1024 || c.size() != static_cast<size_t>(T) * TM * 8)
+    if (ai.size() != static_cast<size_t>(T) * P * 1024 || c.size() != static_cast<size_t>(T) * TM * 8 ||
+        sa.size() != static_cast<size_t>(T) * TM || sb.size() != static_cast<size_t>(T) * 8)
       return std::string("image sizes");
     if (da.start || db.start || da.fixed != 1 || db.fixed != 1 || da.base || da.mode || da.swizzle || db.swizzle)
       return std::string("smem descriptor fields");
@@ -162,9 +167,13 @@ Backend standin(bool swap = false, int* calls = nullptr) {
             if (id.neg_a) av = -av;
             if (id.neg_b) bv = -bv;
             if (scaled(k)) {  // scale j of row r: lane r (r < 32), byte SF_ID + j, column 0
+              // A CTA pair (CUTLASS 2SM block-scaled collective and tutorial, Triton's 2-CTA
+              // example): scale_A is split along M like A, so row r's word is lane r % 32 of
+              // CTA r / 32's 32 words; scale_B is held whole by each CTA, one set of words.
               const int j = kk / (KD / V);
               const Fmt sf = id.ue8m0 ? Fmt::ue8m0 : Fmt::ue4m3;
-              av *= value(sf, (sa[t * 32 + r] >> (8 * (id.sfa_id + j))) & 0xff);
+              const int cta = sfa_even ? 0 : r / 32;
+              av *= value(sf, (sa[(t * P + cta) * 32 + r % 32] >> (8 * (id.sfa_id + j))) & 0xff);
               bv *= value(sf, (sb[t * 8 + n] >> (8 * (id.sfb_id + j))) & 0xff);
             }
             sum += av * bv;
@@ -218,7 +227,8 @@ tg::Case small_case(const tcemu::InstrEntry& e, int M, int N, int K, bool neg, b
     const int nb = K / e.scale_block;
     std::vector<uint64_t> sa(M * nb), sb(N * nb);
     for (int r = 0; r < M; ++r)
-      for (int j = 0; j < nb; ++j) sa[r * nb + j] = *tcemu::encode_exact(*e.scale_type, false, 1, (r + j) % 4);
+      for (int j = 0; j < nb; ++j)  // rows 32 apart (the two CTAs of a pair) differ
+        sa[r * nb + j] = *tcemu::encode_exact(*e.scale_type, false, 1, (r + r / 32 + j) % 4);
     for (int n = 0; n < N; ++n)
       for (int j = 0; j < nb; ++j) sb[n * nb + j] = *tcemu::encode_exact(*e.scale_type, false, 1, (n + 2 * j) % 4);
     c.operands["scale_A"] = tg::make_array(tg::elem_type(*e.scale_type), M, nb, sa);
@@ -229,27 +239,24 @@ tg::Case small_case(const tcemu::InstrEntry& e, int M, int N, int K, bool neg, b
 }
 
 TEST(Tcgen05Runner, KernelsCoverTheCatalog) {
-  // Every cta_group::1 spelling of the catalog and every cta_group::2 one without block scaling
-  // has a kernel, and no kernel lacks a spelling; block-scaled cta_group::2 entries are skipped
-  // saying so.
+  // Every spelling of the catalog (cta_group::1 and ::2, block-scaled ones included) has a
+  // kernel, every entry can run, and no kernel lacks a spelling.
   std::set<std::string> cat, built(std::begin(layout::kTcgen05Spellings), std::end(layout::kTcgen05Spellings));
-  int entries = 0;
+  int entries = 0, pair_scaled = 0;
   for (const tcemu::InstrEntry* e : tcgen05_entries()) {
     ++entries;
-    if (e->ptx.find("cta_group::1") != std::string::npos || !e->scale_type) {
-      cat.insert(e->ptx);
-      EXPECT_EQ(tcgen05_entry_why_not(*e), "") << e->ptx;
-    } else {
-      EXPECT_NE(tcgen05_entry_why_not(*e).find("cta_group::2"), std::string::npos) << e->ptx;
-    }
+    cat.insert(e->ptx);
+    EXPECT_EQ(tcgen05_entry_why_not(*e), "") << e->ptx;
+    pair_scaled += e->ptx.find("cta_group::2") != std::string::npos && e->scale_type.has_value();
   }
   EXPECT_GT(entries, 100);
+  EXPECT_GT(pair_scaled, 20);
   EXPECT_EQ(cat, built);
 }
 
 TEST(Tcgen05Runner, EveryEntryThroughTheStandIn) {
   int ran = 0, calls = 0;
-  const Backend be = standin(false, &calls);
+  const Backend be = standin(Wrong::none, &calls);
   for (const tcemu::InstrEntry* e : tcgen05_entries()) {
     if (!tcgen05_entry_why_not(*e).empty()) continue;
     const bool i8 = e->params.kind == tcemu::DatapathKind::integer;
@@ -304,7 +311,7 @@ TEST(Tcgen05Runner, ProbeQueriesThroughTheStandIn) {
 }
 
 TEST(Tcgen05Runner, AWrongLayoutIsCaught) {
-  const Backend wrong = standin(true);
+  const Backend wrong = standin(Wrong::swap);
   int differ = 0, n = 0;
   for (const tcemu::InstrEntry* e : tcgen05_entries()) {
     if (!tcgen05_entry_why_not(*e).empty()) continue;
@@ -347,8 +354,28 @@ TEST(Tcgen05Runner, SaysWhyNot) {
   const tcemu::InstrLookup pair_mx = tcemu::find_instruction("sm_100a", "tcgen05.mma.cta_group::2.kind::mxf4.block_scale.scale_vec::2X",
                                                               Fmt::e2m1, Fmt::e2m1, tcemu::AccType::f32, Fmt::ue8m0);
   ASSERT_TRUE(pair_mx.entry) << pair_mx.error;
-  EXPECT_NE(why_not_runnable(small_case(*pair_mx.entry, 64, 8, 64, false, true), device(10, 0)).find("cta_group::2"),
+  EXPECT_EQ(why_not_runnable(small_case(*pair_mx.entry, 64, 8, 64, false, true), device(10, 0)), "");
+  EXPECT_NE(why_not_runnable(small_case(*pair_mx.entry, 32, 8, 64, false, true), device(10, 0)).find("multiples of 64"),
             std::string::npos);
+}
+
+TEST(Tcgen05Runner, PairScaleAFromTheWrongCtaIsCaught) {
+  // The block-scaled cta_group::2 entries: reading the odd CTA's rows with the even CTA's
+  // scale_A words must change D (the small cases' scales differ between rows 32 apart), so
+  // EveryEntryThroughTheStandIn checks where the runner puts each CTA's words.
+  const Backend wrong = standin(Wrong::sfa_even), right = standin();
+  int n = 0;
+  for (const tcemu::InstrEntry* e : tcgen05_entries()) {
+    if (e->ptx.find("cta_group::2") == std::string::npos || !e->scale_type) continue;
+    const tg::Case c = small_case(*e, 64, 8, e->K, false, true);
+    std::string err;
+    const auto good = run_case(c, err, right), bad = run_case(c, err, wrong);
+    ASSERT_TRUE(good.has_value() && bad.has_value()) << e->ptx << ": " << err;
+    EXPECT_EQ(good->logical(), tg::evaluate(c)) << e->ptx;
+    EXPECT_NE(bad->logical(), tg::evaluate(c)) << e->ptx;
+    ++n;
+  }
+  EXPECT_GT(n, 20);
 }
 
 TEST(Tcgen05Runner, RandomRequestsRun) {

@@ -73,9 +73,10 @@ std::string run_wmma(const InstrInfo& in, int tiles, const std::vector<uint8_t>&
 // accumulator in the low half), 32 scale_A words (row r, scale j in byte j) and 8 scale_B
 // words (block-scaled kinds; ignored otherwise). idesc: the instruction descriptor; adesc,
 // bdesc: the shared-memory descriptors without their start address (the kernel adds it).
-// D comes back as C. `ptx` may also be a cta_group::2 spelling (kinds f16, tf32, f8f6f4, i8): a
-// device tile is then 64 rows, 32 in each CTA of the pair (two A images per tile, 64 x 8 words
-// of C and D, 64 scale_A words). Returns "" on success, else what failed.
+// D comes back as C. `ptx` may also be a cta_group::2 spelling (every kind): a device tile is
+// then 64 rows, 32 in each CTA of the pair (two A images per tile, 64 x 8 words of C and D, 64
+// scale_A words, 32 per CTA; the 8 scale_B words go to both CTAs). Returns "" on success, else
+// what failed.
 struct Tcgen05Launch {
   uint32_t idesc = 0;
   uint64_t adesc = 0, bdesc = 0;

@@ -1,6 +1,7 @@
-// Device side of tcemu-gpu for tcgen05.mma (sm_100a): one kernel per cta_group::1 spelling of
-// the catalog (tcgen05_layout.hpp), one CTA of 4 warps per device tile. Layouts and the shape
-// (M = 128, N = 16, rows 0..31 and columns 0..7 used) are explained in tcgen05_layout.hpp.
+// Device side of tcemu-gpu for tcgen05.mma (sm_100a): one kernel per spelling of the catalog
+// (tcgen05_layout.hpp), one CTA of 4 warps per device tile (a cluster of 2 for cta_group::2).
+// Layouts and the shape (M = 128, N = 16, rows 0..31 and columns 0..7 used; M = 256, N = 32
+// for a pair) are explained in tcgen05_layout.hpp.
 // Built for sm_100a only; the bodies need __CUDA_ARCH_FEAT_SM100_ALL (the `a` target), so the
 // host pass compiles empty kernels and run_tcgen05 refuses GPUs without an sm_100a image.
 //
@@ -64,19 +65,32 @@ __device__ __forceinline__ void tc_mma(uint32_t dt, uint64_t da, uint64_t db, ui
   if constexpr (V < 4) (void)sfa, (void)sfb;
 }
 
-// cta_group::2, issued by the even CTA of the pair.
+// cta_group::2, issued by the even CTA of the pair. The scale-factor addresses (block-scaled
+// kinds) name the same TMEM columns in both CTAs (tcgen05_layout.hpp, kTcgen05PairSfaCol).
 template <int V>
-__device__ __forceinline__ void tc_mma_pair(uint32_t dt, uint64_t da, uint64_t db, uint32_t idesc, int enable) {
+__device__ __forceinline__ void tc_mma_pair(uint32_t dt, uint64_t da, uint64_t db, uint32_t idesc, uint32_t sfa,
+                                            uint32_t sfb, int enable) {
 #define TCEMU_TC_PAIR(KIND)                                                                               \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %4, 0;\ntcgen05.mma.cta_group::2.kind::" KIND            \
                " [%0], %1, %2, %3, p;\n}\n" ::"r"(dt),                                                    \
                "l"(da), "l"(db), "r"(idesc), "r"(enable)                                                  \
                : "memory")
+#define TCEMU_TC_PAIR_SCALED(KIND)                                                                        \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\ntcgen05.mma.cta_group::2.kind::" KIND            \
+               " [%0], %1, %2, %3, [%4], [%5], p;\n}\n" ::"r"(dt),                                        \
+               "l"(da), "l"(db), "r"(idesc), "r"(sfa), "r"(sfb), "r"(enable)                              \
+               : "memory")
   if constexpr (V == 8) TCEMU_TC_PAIR("f16");
   else if constexpr (V == 9) TCEMU_TC_PAIR("tf32");
   else if constexpr (V == 10) TCEMU_TC_PAIR("f8f6f4");
-  else TCEMU_TC_PAIR("i8");
+  else if constexpr (V == 11) TCEMU_TC_PAIR("i8");
+  else if constexpr (V == 12) TCEMU_TC_PAIR_SCALED("mxf8f6f4.block_scale.scale_vec::1X");
+  else if constexpr (V == 13) TCEMU_TC_PAIR_SCALED("mxf4.block_scale.scale_vec::2X");
+  else if constexpr (V == 14) TCEMU_TC_PAIR_SCALED("mxf4nvf4.block_scale.scale_vec::2X");
+  else TCEMU_TC_PAIR_SCALED("mxf4nvf4.block_scale.scale_vec::4X");
 #undef TCEMU_TC_PAIR
+#undef TCEMU_TC_PAIR_SCALED
+  if constexpr (V < 12) (void)sfa, (void)sfb;
 }
 
 // The form with scale-input-d (kinds f16 and tf32): D = A*B + D*2^-S, S an immediate 0..15.
@@ -108,7 +122,7 @@ __device__ __forceinline__ void tc_issue(uint32_t dt, uint64_t da, uint64_t db, 
       return;
     }
   if constexpr (V < 8) tc_mma<V>(dt, da, db, idesc, sfa, sfb, enable);
-  else tc_mma_pair<V>(dt, da, db, idesc, enable);
+  else tc_mma_pair<V>(dt, da, db, idesc, sfa, sfb, enable);
 }
 
 __device__ __forceinline__ void cluster_sync() {
@@ -238,7 +252,9 @@ __global__ void __launch_bounds__(128) tc_kernel(const uint8_t* a_img, const uin
 // cluster barriers (barrier.cluster arrive.release / wait.acquire, with the tcgen05 fences)
 // where one CTA's shared-memory and TMEM writes must be seen by the MMA the even CTA issues,
 // tcgen05.commit.cta_group::2 multicast to the mbarrier of both CTAs (mask 0b11), and a
-// cluster barrier before the pair deallocates (9.7.16.5, 9.7.16.7.1).
+// cluster barrier before the pair deallocates (9.7.16.5, 9.7.16.7.1). Block-scaled kinds: each
+// CTA writes the scale_A words of its own rows and the same scale_B words (tcgen05_layout.hpp,
+// kTcgen05PairSfaCol: where a pair keeps them is read from CUTLASS and Triton).
 template <int V>
 __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128)
     tc_pair_kernel(const uint8_t* a_img, const uint8_t* b_img, const uint32_t* fc, const uint32_t* fsa,
@@ -265,7 +281,7 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128)
   if (warp == 0) {
     asm volatile("tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%0], %1;\n" ::"r"(
                      static_cast<uint32_t>(__cvta_generic_to_shared(&tmem_base))),
-                 "r"(tl::kTcgen05TmemCols)
+                 "r"(tl::kTcgen05PairTmemCols)
                  : "memory");
     asm volatile("tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;\n" ::: "memory");
   }
@@ -288,6 +304,12 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128)
   }
   tc_st16(my_lanes, r);       // D columns 0..15
   tc_st16(my_lanes + 16, z);  // and 16..31 (N = 32)
+  if constexpr (tl::tcgen05_block_scaled(V)) {
+    // Every 32-lane partition repeats the words, as in tc_kernel. scale_A: this CTA's rows;
+    // scale_B: columns 0..7 of the instruction, the same in both CTAs.
+    tc_st1(my_lanes + tl::kTcgen05PairSfaCol, fsa[row]);
+    tc_st1(my_lanes + tl::kTcgen05PairSfbCol, lane < tl::kTcgen05TileN ? fsb[tile * tl::kTcgen05TileN + lane] : 0u);
+  }
   asm volatile("tcgen05.wait::st.sync.aligned;\n" ::: "memory");
   tc_fence_before();
   cluster_sync();
@@ -295,7 +317,7 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128)
   if (rank == 0 && tid == 0) {
     const uint64_t da = adesc | ((static_cast<uint64_t>(__cvta_generic_to_shared(sa)) >> 4) & 0x3fff);
     const uint64_t db = bdesc | ((static_cast<uint64_t>(__cvta_generic_to_shared(sb)) >> 4) & 0x3fff);
-    tc_issue<V>(tmem, da, db, idesc, 0, 0, enable_input_d, sid);
+    tc_issue<V>(tmem, da, db, idesc, tmem + tl::kTcgen05PairSfaCol, tmem + tl::kTcgen05PairSfbCol, enable_input_d, sid);
     asm volatile(
         "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%0], %1;\n" ::"r"(
             mbar_addr),
@@ -312,7 +334,7 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128)
   cluster_sync();
   if (warp == 0) {
     tc_fence_after();
-    asm volatile("tcgen05.dealloc.cta_group::2.sync.aligned.b32 %0, %1;\n" ::"r"(tmem), "r"(tl::kTcgen05TmemCols)
+    asm volatile("tcgen05.dealloc.cta_group::2.sync.aligned.b32 %0, %1;\n" ::"r"(tmem), "r"(tl::kTcgen05PairTmemCols)
                  : "memory");
   }
 #else
@@ -326,7 +348,7 @@ using Kernel = void (*)(const uint8_t*, const uint8_t*, const uint32_t*, const u
 const Kernel kKernels[tl::kTcgen05Variants] = {
     &tc_kernel<0>,      &tc_kernel<1>,      &tc_kernel<2>,       &tc_kernel<3>,      &tc_kernel<4>, &tc_kernel<5>,
     &tc_kernel<6>,      &tc_kernel<7>,      &tc_pair_kernel<8>,  &tc_pair_kernel<9>, &tc_pair_kernel<10>,
-    &tc_pair_kernel<11>};
+    &tc_pair_kernel<11>, &tc_pair_kernel<12>, &tc_pair_kernel<13>, &tc_pair_kernel<14>, &tc_pair_kernel<15>};
 
 std::string err_of(cudaError_t e, const char* what) {
   std::string s = what;

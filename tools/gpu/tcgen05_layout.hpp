@@ -1,7 +1,7 @@
 // tcgen05.mma as tcemu-gpu runs it (host and device; see docs/gpu.md, "tcgen05.mma"):
 //
-//  - One kernel per catalog spelling of cta_group::1 (kind, block scaling, scale_vec), and of
-//    cta_group::2 for the kinds without block scaling (CTA pairs: see kTcgen05InstrM): the
+//  - One kernel per catalog spelling of tcgen05.mma, cta_group::1 and ::2 (kind, block scaling,
+//    scale_vec; CTA pairs: see kTcgen05InstrM and kTcgen05PairSfaCol): the
 //    types, M, N and negation are runtime bits of the instruction descriptor (PTX ISA
 //    9.7.16.4.2, Tables 42-44), built on the host by fragment_layout.hpp's tcgen05_idesc.
 //  - A cta_group::1 launch is one instruction of shape M = 128, N = 16 (valid for every kind with
@@ -25,9 +25,10 @@ namespace tcemu_gpu::layout {
 // The kernels built, in the order of kTcgen05Spellings (device template argument).
 enum class Tcgen05Variant : int {
   f16, tf32, f8f6f4, i8, mxf8f6f4_1x, mxf4_2x, mxf4nvf4_2x, mxf4nvf4_4x,  // cta_group::1
-  pair_f16, pair_tf32, pair_f8f6f4, pair_i8                              // cta_group::2
+  pair_f16, pair_tf32, pair_f8f6f4, pair_i8,                             // cta_group::2
+  pair_mxf8f6f4_1x, pair_mxf4_2x, pair_mxf4nvf4_2x, pair_mxf4nvf4_4x     // cta_group::2, block-scaled
 };
-inline constexpr int kTcgen05Variants = 12;
+inline constexpr int kTcgen05Variants = 16;
 inline constexpr const char* kTcgen05Spellings[kTcgen05Variants] = {
     "tcgen05.mma.cta_group::1.kind::f16",
     "tcgen05.mma.cta_group::1.kind::tf32",
@@ -41,17 +42,22 @@ inline constexpr const char* kTcgen05Spellings[kTcgen05Variants] = {
     "tcgen05.mma.cta_group::2.kind::tf32",
     "tcgen05.mma.cta_group::2.kind::f8f6f4",
     "tcgen05.mma.cta_group::2.kind::i8",
+    "tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale.scale_vec::1X",
+    "tcgen05.mma.cta_group::2.kind::mxf4.block_scale.scale_vec::2X",
+    "tcgen05.mma.cta_group::2.kind::mxf4nvf4.block_scale.scale_vec::2X",
+    "tcgen05.mma.cta_group::2.kind::mxf4nvf4.block_scale.scale_vec::4X",
 };
 TCEMU_FL_HD inline Tcgen05Kind tcgen05_variant_kind(int v) {
   constexpr Tcgen05Kind k[kTcgen05Variants] = {
       Tcgen05Kind::f16,  Tcgen05Kind::tf32,     Tcgen05Kind::f8f6f4, Tcgen05Kind::i8,
       Tcgen05Kind::mxf8f6f4, Tcgen05Kind::mxf4, Tcgen05Kind::mxf4nvf4, Tcgen05Kind::mxf4nvf4,
-      Tcgen05Kind::f16,  Tcgen05Kind::tf32,     Tcgen05Kind::f8f6f4, Tcgen05Kind::i8};
+      Tcgen05Kind::f16,  Tcgen05Kind::tf32,     Tcgen05Kind::f8f6f4, Tcgen05Kind::i8,
+      Tcgen05Kind::mxf8f6f4, Tcgen05Kind::mxf4, Tcgen05Kind::mxf4nvf4, Tcgen05Kind::mxf4nvf4};
   return k[v];
 }
-TCEMU_FL_HD inline bool tcgen05_block_scaled(int v) { return v >= 4 && v < 8; }
+TCEMU_FL_HD constexpr bool tcgen05_block_scaled(int v) { return (v >= 4 && v < 8) || v >= 12; }
 // CTAs per instruction: 2 for cta_group::2 (a CTA pair in a cluster of 2).
-TCEMU_FL_HD inline int tcgen05_ctas(int v) { return v >= 8 ? 2 : 1; }
+TCEMU_FL_HD constexpr int tcgen05_ctas(int v) { return v >= 8 ? 2 : 1; }
 
 // Shapes of one launch and of the part of it a case uses, per CTA. cta_group::2 runs M = 256,
 // N = 32 (Table 39; Layout A, 9.7.16.10.5.1: each CTA holds 128 rows of A and of D, D's rows
@@ -71,6 +77,25 @@ inline constexpr int kTcgen05BFull = kTcgen05InstrN * kTcgen05RowBytes;  // 512
 // Tensor memory columns used (32 allocated, the minimum): D (and C) in 0..15, one 32-bit word
 // of scale_A in column 16 and of scale_B in column 24.
 inline constexpr int kTcgen05TmemCols = 32, kTcgen05SfaCol = 16, kTcgen05SfbCol = 24;
+// A CTA pair's D takes columns 0..31 (N = 32), so its kernels allocate 64 columns
+// (tcgen05.alloc.cta_group::2) and keep the scale-factor words in columns 32 and 40, the same
+// TMEM address in both CTAs (the pair's allocation returns one address). Where each CTA of the
+// pair keeps the scale factors comes from public code, not from an ISA figure (docs/gpu.md,
+// "tcgen05.mma"):
+//  - scale_A is split along M like A and D: CTA p holds the words of its own 128 rows (rows
+//    0..31 used: lanes 0..31 of column 32, one word per row as for cta_group::1);
+//  - scale_B is NOT split like B: each CTA holds the words of all N columns of the
+//    instruction, the same words in both (columns 0..7 used: lanes 0..7 of column 40).
+// Sources: CUTLASS include/cutlass/gemm/collective/sm100_blockscaled_mma_warpspecialized.hpp
+// (SFB tiled per CTA with the whole CTA N through a one-CTA scale-factor atom: "The M-dim does
+// not affect the SFB"), CUTLASS examples/cute/tutorial/blackwell/mxfp8/
+// 04_mma_tma_2sm_sm100_mxfp8.cu ("SFB is NOT split (each peer CTA holds full N)"; A and SFA
+// split along M between the peer CTAs), Triton python/examples/gluon/
+// 04-2cta-block-scale-matmul.py (scale-A TMEM layout split over the pair, scale-B replicated).
+// The used columns 0..7 of B lie in the even CTA's half of B, so a split like B's (CTA 0's
+// lanes 0..15 holding its 16 columns) would read the same words: the placement holds under
+// either reading, and under either answer to which CTA's copy of scale_B the MMA reads.
+inline constexpr int kTcgen05PairTmemCols = 64, kTcgen05PairSfaCol = 32, kTcgen05PairSfbCol = 40;
 
 // Bit position of element k (0 <= k < the kind's K) in the 32-byte K row of its operand:
 //  - kind::mxf4 / mxf4nvf4: packed e2m1, two per byte, element k in bits 4k..4k+3

@@ -69,9 +69,6 @@ std::vector<const tcemu::InstrEntry*> tcgen05_entries() {
 }
 
 std::string tcgen05_entry_why_not(const tcemu::InstrEntry& e) {
-  if (e.ptx.find("cta_group::2") != std::string::npos && e.scale_type)
-    return "block-scaled tcgen05.mma.cta_group::2 is not built: where a CTA pair keeps the scale factors of B in "
-           "tensor memory is not transcribed (tcemu-gpu builds cta_group::2 for kinds f16, tf32, f8f6f4, i8)";
   const int v = tcgen05_variant(e.ptx);
   if (v < 0) return "no tcgen05 kernel for " + e.ptx;
   const tl::Tcgen05Kind k = tl::tcgen05_variant_kind(v);
@@ -171,11 +168,14 @@ std::optional<Array> run_tcgen05_case(const Case& c, std::string& err, const Bac
               static_cast<uint32_t>(acc[static_cast<size_t>(m0 + r) * N + n0 + n] & mask_of(cb));
       for (int j = 0; j < V; ++j) {
         const size_t blk = static_cast<size_t>(s) * V + j;
-        for (int r = 0; r < tl::kTcgen05TileM; ++r) {
-          const tl::TmemSlot sl = tl::tcgen05_scale_slot(r, j, 0);  // lane r, column 0 (r < 32)
-          sa[static_cast<size_t>(t) * TM + sl.lane] |=
+        // Row r of the tile in CTA r / 32 (cta_group::2: scale_A is split along M like A), in
+        // lane r % 32 of the scale_A column there: 32 words per CTA.
+        for (int r = 0; r < TM; ++r) {
+          const tl::TmemSlot sl = tl::tcgen05_scale_slot(r % tl::kTcgen05TileM, j, 0);  // column 0
+          sa[static_cast<size_t>(t) * TM + static_cast<size_t>(r / tl::kTcgen05TileM) * tl::kTcgen05TileM + sl.lane] |=
               static_cast<uint32_t>(x.sa[static_cast<size_t>(m0 + r) * nb + blk] & 0xff) << (8 * sl.byte);
         }
+        // scale_B: one set of 8 words per tile; a CTA pair's kernel writes it to both CTAs.
         for (int n = 0; n < tl::kTcgen05TileN; ++n) {
           const tl::TmemSlot sl = tl::tcgen05_scale_slot(n, j, 0);
           sb[static_cast<size_t>(t) * tl::kTcgen05TileN + sl.lane] |=

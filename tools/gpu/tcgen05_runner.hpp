@@ -15,11 +15,11 @@
 namespace tcemu_gpu {
 
 bool is_tcgen05(const std::string& ptx);
-// Index into layout::kTcgen05Spellings, or -1 (no kernel: cta_group::2, unknown spelling).
+// Index into layout::kTcgen05Spellings, or -1 (no kernel: an unknown spelling).
 int tcgen05_variant(const std::string& ptx);
 
-// The sm_100a catalog entries of tcgen05.mma, cta_group::2 included (they are skipped, saying
-// why, by tcgen05_why_not).
+// The sm_100a catalog entries of tcgen05.mma, cta_group::1 and ::2 (tcgen05_why_not says why
+// one cannot run).
 std::vector<const tcemu::InstrEntry*> tcgen05_entries();
 // Why an entry / a case cannot run ("" when it can). `dev.present == false`: no device checks.
 std::string tcgen05_entry_why_not(const tcemu::InstrEntry& e);

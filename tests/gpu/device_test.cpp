@@ -77,7 +77,7 @@ TEST(Device, EveryInstructionOnSmallIntegers) {
 }
 
 // tcgen05.mma (sm_100a, tcgen05_runner.cpp): every catalog entry with a kernel (cta_group::1;
-// cta_group::2 without block scaling, a 64-row device tile over the CTA pair), two K steps,
+// cta_group::2, a 64-row device tile over the CTA pair), two K steps,
 // two 32-row and two 8-column tiles, the same small integers and power-of-two scales.
 TEST(Device, Tcgen05OnSmallIntegers) {
   const DeviceInfo dev = query_device();

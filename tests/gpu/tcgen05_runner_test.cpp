@@ -101,8 +101,9 @@ Sdesc decode_sdesc(uint64_t v) {
 // Code of element k of row `row` in a K-major, no-swizzle image (core matrices of 8 rows x 16
 // bytes; the K-neighbour core matrix LBO bytes on, the next 8 rows SBO bytes on) whose K row
 // holds the elements at: 9.7.16.10.4 packed e2m1 two per byte (mxf4*); 16 FP6/FP4 elements
-// packed then padded to 16 bytes (f8f6f4, mxf8f6f4); otherwise one element per width.
-uint64_t read_elem(const uint8_t* img, const Sdesc& s, K k, Fmt f, int row, int kk) {
+// packed then padded to 16 bytes (f8f6f4, mxf8f6f4); otherwise one element per width. Bytes
+// beyond the image's `size` (a wrong descriptor, e.g. the swapped stand-in) read as zero.
+uint64_t read_elem(const uint8_t* img, uint32_t size, const Sdesc& s, K k, Fmt f, int row, int kk) {
   const int w = tcemu::info(f).width;
   int bit;
   if (k == K::mxf4 || k == K::mxf4nvf4) bit = 4 * kk;
@@ -112,7 +113,7 @@ uint64_t read_elem(const uint8_t* img, const Sdesc& s, K k, Fmt f, int row, int 
   for (int b = 0; b < w; ++b) {
     const int kb = (bit + b) / 8;
     const uint32_t off = (row / 8) * s.sbo + (kb / 16) * s.lbo + (row % 8) * 16 + kb % 16;
-    code |= static_cast<uint64_t>((img[off] >> ((bit + b) % 8)) & 1) << b;
+    if (off < size) code |= static_cast<uint64_t>((img[off] >> ((bit + b) % 8)) & 1) << b;
   }
   return code;
 }
@@ -162,8 +163,8 @@ Backend standin(Wrong wrong = Wrong::none, int* calls = nullptr) {
           double sum = 0;
           int64_t isum = 0;
           for (int kk = 0; kk < KD; ++kk) {
-            double av = value(id.a, read_elem(&ai[(t * P + r / 32) * 1024], da, k, id.a, r % 32, kk));
-            double bv = value(id.b, read_elem(&bi[t * 256], db, k, id.b, n, kk));
+            double av = value(id.a, read_elem(&ai[(t * P + r / 32) * 1024], 1024, da, k, id.a, r % 32, kk));
+            double bv = value(id.b, read_elem(&bi[t * 256], 256, db, k, id.b, n, kk));
             if (id.neg_a) av = -av;
             if (id.neg_b) bv = -bv;
             if (scaled(k)) {  // scale j of row r: lane r (r < 32), byte SF_ID + j, column 0

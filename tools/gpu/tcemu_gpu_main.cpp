@@ -442,7 +442,7 @@ int cmd_info() {
   for (const auto& [k, v] : per) std::cout << " " << v << " " << k << ";";
   size_t tc = 0;
   for (const tcemu::InstrEntry* e : tcgen05_entries()) tc += tcgen05_entry_why_not(*e).empty();
-  std::cout << " tcgen05.mma: " << tc << " catalog entries (cta_group::1; ::2 without block scaling) on sm_100a;";
+  std::cout << " tcgen05.mma: " << tc << " catalog entries (cta_group::1 and ::2, every kind) on sm_100a;";
   std::map<std::string, int> cvt_per;
   for (const CvtInfo& cv : cvt_variants()) ++cvt_per[mask_names(cv.arch_mask)];
   std::cout << " PTX cvt:";

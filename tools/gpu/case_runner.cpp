@@ -301,49 +301,55 @@ std::optional<Array> run_case(const Case& c, std::string& err, const Backend& be
   return like_expected(c, acc);
 }
 
+std::vector<uint64_t> run_diagonal_batches(const tcemu::InstrEntry& e, int M, int N, int K, int per,
+                                           const std::vector<DotQuery>& qs, const CaseRun& run) {
+  namespace tg = tcemu::golden;
+  const bool integer = e.params.kind == tcemu::DatapathKind::integer;
+  const tg::ElemType acc = integer ? tg::s32_type() : tg::elem_type(*tcemu::acc_format(e.dtype));
+  const int nb = e.scale_type ? K / e.scale_block : 0;
+  std::vector<uint64_t> out;
+  for (size_t q0 = 0; q0 < qs.size(); q0 += per) {
+    Case c;
+    c.name = "probe";
+    c.op = OpKind::mma;
+    c.mma.arch = e.arch;
+    c.mma.ptx = e.ptx;
+    c.mma.entry = &e;
+    c.mma.atype = e.atype, c.mma.btype = e.btype, c.mma.dtype = e.dtype, c.mma.stype = e.scale_type;
+    c.mma.M = M, c.mma.N = N, c.mma.K = K, c.mma.tile_m = M, c.mma.tile_n = N;
+    std::vector<uint64_t> A(static_cast<size_t>(M) * K, *tcemu::zero_code(e.atype)),
+        B(static_cast<size_t>(K) * N, *tcemu::zero_code(e.btype)), C(static_cast<size_t>(M) * N, 0), sa, sb;
+    if (nb) {
+      const uint64_t one = *tcemu::encode_exact(*e.scale_type, false, 1, 0);
+      sa.assign(static_cast<size_t>(M) * nb, one);
+      sb.assign(static_cast<size_t>(N) * nb, one);
+    }
+    for (int i = 0; i < per && q0 + i < qs.size(); ++i) {
+      const DotQuery& q = qs[q0 + i];
+      for (int k = 0; k < K; ++k) A[static_cast<size_t>(i) * K + k] = q.a[k], B[static_cast<size_t>(k) * N + i] = q.b[k];
+      C[static_cast<size_t>(i) * N + i] = q.c;
+      for (int j = 0; j < nb; ++j) sa[static_cast<size_t>(i) * nb + j] = q.sa[j], sb[static_cast<size_t>(i) * nb + j] = q.sb[j];
+    }
+    c.operands["A"] = tg::make_array(tg::elem_type(e.atype), M, K, A);
+    c.operands["B"] = tg::make_array(tg::elem_type(e.btype), K, N, B);
+    c.operands["C"] = tg::make_array(acc, M, N, C);
+    if (nb) {
+      c.operands["scale_A"] = tg::make_array(tg::elem_type(*e.scale_type), M, nb, sa);
+      c.operands["scale_B"] = tg::make_array(tg::elem_type(*e.scale_type), N, nb, sb);
+    }
+    c.expected = tg::make_array(acc, M, N, C);
+    std::string err;
+    const std::optional<Array> d = run(c, err);
+    if (!d) throw std::runtime_error(err);
+    for (int i = 0; i < per && q0 + i < qs.size(); ++i) out.push_back(d->at(i, i));
+  }
+  return out;
+}
+
 DotRunner gpu_dot_runner(const tcemu::InstrEntry& e, const InstrInfo& in, const Backend& be) {
   return [&e, &in, be](const std::vector<DotQuery>& qs) {
-    const int per = std::min(in.m, in.n), M = in.m, N = in.n, K = in.k;
-    const bool integer = e.params.kind == tcemu::DatapathKind::integer;
-    const tcemu::golden::ElemType acc =
-        integer ? tcemu::golden::s32_type() : tcemu::golden::elem_type(*tcemu::acc_format(e.dtype));
-    const int nb = e.scale_type ? K / e.scale_block : 0;
-    std::vector<uint64_t> out;
-    for (size_t q0 = 0; q0 < qs.size(); q0 += per) {
-      Case c;
-      c.name = "probe";
-      c.op = OpKind::mma;
-      c.mma.arch = e.arch;
-      c.mma.ptx = e.ptx;
-      c.mma.entry = &e;
-      c.mma.M = M, c.mma.N = N, c.mma.K = K, c.mma.tile_m = M, c.mma.tile_n = N;
-      std::vector<uint64_t> A(static_cast<size_t>(M) * K, *tcemu::zero_code(e.atype)),
-          B(static_cast<size_t>(K) * N, *tcemu::zero_code(e.btype)), C(static_cast<size_t>(M) * N, 0), sa, sb;
-      if (nb) {
-        const uint64_t one = *tcemu::encode_exact(*e.scale_type, false, 1, 0);
-        sa.assign(static_cast<size_t>(M) * nb, one);
-        sb.assign(static_cast<size_t>(N) * nb, one);
-      }
-      for (int i = 0; i < per && q0 + i < qs.size(); ++i) {
-        const DotQuery& q = qs[q0 + i];
-        for (int k = 0; k < K; ++k) A[static_cast<size_t>(i) * K + k] = q.a[k], B[static_cast<size_t>(k) * N + i] = q.b[k];
-        C[static_cast<size_t>(i) * N + i] = q.c;
-        for (int j = 0; j < nb; ++j) sa[static_cast<size_t>(i) * nb + j] = q.sa[j], sb[static_cast<size_t>(i) * nb + j] = q.sb[j];
-      }
-      c.operands["A"] = tcemu::golden::make_array(tcemu::golden::elem_type(e.atype), M, K, A);
-      c.operands["B"] = tcemu::golden::make_array(tcemu::golden::elem_type(e.btype), K, N, B);
-      c.operands["C"] = tcemu::golden::make_array(acc, M, N, C);
-      if (nb) {
-        c.operands["scale_A"] = tcemu::golden::make_array(tcemu::golden::elem_type(*e.scale_type), M, nb, sa);
-        c.operands["scale_B"] = tcemu::golden::make_array(tcemu::golden::elem_type(*e.scale_type), N, nb, sb);
-      }
-      c.expected = tcemu::golden::make_array(acc, M, N, C);
-      std::string err;
-      const std::optional<Array> d = run_case(c, err, be);
-      if (!d) throw std::runtime_error(err);
-      for (int i = 0; i < per && q0 + i < qs.size(); ++i) out.push_back(d->at(i, i));
-    }
-    return out;
+    return run_diagonal_batches(e, in.m, in.n, in.k, std::min(in.m, in.n), qs,
+                                [&be](const Case& c, std::string& err) { return run_case(c, err, be); });
   };
 }
 

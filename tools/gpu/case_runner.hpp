@@ -47,6 +47,13 @@ std::optional<tcemu::golden::Array> run_case(const tcemu::golden::Case& c, std::
 // its dot product plus C(i, i)), min(M, N) queries per launch.
 DotRunner gpu_dot_runner(const tcemu::InstrEntry& e, const InstrInfo& in, const Backend& be = {});
 
+// The batching behind gpu_dot_runner and tcgen05_dot_runner: queries `per` at a time as M x N x K
+// cases of `e` (query i in row i of A, column i of B and C(i, i); zeros elsewhere, unit block
+// scales), each run by `run`; returns D(i, i) of every query in order.
+using CaseRun = std::function<std::optional<tcemu::golden::Array>(const tcemu::golden::Case&, std::string&)>;
+std::vector<uint64_t> run_diagonal_batches(const tcemu::InstrEntry& e, int M, int N, int K, int per,
+                                           const std::vector<DotQuery>& qs, const CaseRun& run);
+
 // The hardware provenance written with measured cases.
 nlohmann::json hardware_provenance(const DeviceInfo& dev, const std::string& tool);
 

@@ -11,6 +11,7 @@
 
 #include "gpu_arch.cuh"
 #include "cvt_variants.cuh"
+#include "cuda_util.cuh"
 #include "gpu_backend.hpp"
 
 namespace tcemu_gpu {
@@ -37,29 +38,6 @@ const CvtLaunch kCvtLaunch[] = {
 #undef TCEMU_CVT_ROW
 };
 
-std::string cvt_cuda_err(cudaError_t e, const char* what) {
-  std::string s = what;
-  s += ": ";
-  s += cudaGetErrorName(e);
-  s += " (";
-  s += cudaGetErrorString(e);
-  s += ")";
-  return s;
-}
-
-// Device buffer, freed on scope exit.
-template <class T>
-struct CvtBuf {
-  T* p = nullptr;
-  ~CvtBuf() { if (p) cudaFree(p); }
-  cudaError_t upload(const std::vector<T>& v) {
-    cudaError_t e = cudaMalloc(&p, std::max<size_t>(1, v.size()) * sizeof(T));
-    if (e != cudaSuccess || v.empty()) return e;
-    return cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice);
-  }
-  cudaError_t alloc(size_t n) { return cudaMalloc(&p, std::max<size_t>(1, n) * sizeof(T)); }
-};
-
 }  // namespace
 
 std::string run_cvt(const CvtInfo& in, const std::vector<uint64_t>& src, const std::vector<uint32_t>& rbits,
@@ -72,24 +50,24 @@ std::string run_cvt(const CvtInfo& in, const std::vector<uint64_t>& src, const s
   cudaDeviceProp p{};
   cudaError_t e;
   if ((e = cudaGetDevice(&dev)) != cudaSuccess || (e = cudaGetDeviceProperties(&p, dev)) != cudaSuccess)
-    return cvt_cuda_err(e, "cudaGetDeviceProperties");
+    return cuda_util::error(e, "cudaGetDeviceProperties");
   const int bit = p.major == 9 && p.minor == 0 ? 1 : p.major == 10 ? 2 : p.major == 12 ? 4 : 0;
   if (!(in.arch_mask & bit))
     return std::string(in.ptx) + " does not exist on compute capability " + std::to_string(p.major) + "." +
            std::to_string(p.minor) + " (no kernel body there)";
   const size_t n = rbits.size();
-  CvtBuf<uint64_t> ds, dd;
-  CvtBuf<uint32_t> dr;
+  cuda_util::DevBuf<uint64_t> ds, dd;
+  cuda_util::DevBuf<uint32_t> dr;
   if ((e = ds.upload(src)) != cudaSuccess || (e = dr.upload(rbits)) != cudaSuccess || (e = dd.alloc(n)) != cudaSuccess)
-    return cvt_cuda_err(e, "upload");
+    return cuda_util::error(e, "upload");
   if (n > 0) {
     kCvtLaunch[in.id](ds.p, dr.p, static_cast<uint32_t>(n), dd.p);
-    if ((e = cudaGetLastError()) != cudaSuccess) return cvt_cuda_err(e, "launch");
-    if ((e = cudaDeviceSynchronize()) != cudaSuccess) return cvt_cuda_err(e, "kernel");
+    if ((e = cudaGetLastError()) != cudaSuccess) return cuda_util::error(e, "launch");
+    if ((e = cudaDeviceSynchronize()) != cudaSuccess) return cuda_util::error(e, "kernel");
   }
   d.resize(n);
   if (n > 0 && (e = cudaMemcpy(d.data(), dd.p, n * sizeof(uint64_t), cudaMemcpyDeviceToHost)) != cudaSuccess)
-    return cvt_cuda_err(e, "download");
+    return cuda_util::error(e, "download");
   return "";
 }
 

@@ -1,6 +1,6 @@
 // The target being compiled, as an architecture-mask bit (1 sm_90a, 2 sm_100a, 4 sm_120a):
 // nvcc sets the arch-specific feature macros for the `a` targets (compute_90a, compute_100a,
-// compute_120a). The host pass and other targets see 0. Same definition as mma_device.cu's.
+// compute_120a). The host pass and other targets see 0. Used by mma_device.cu and cvt_device.cu.
 #pragma once
 
 #ifndef TCEMU_GPU_ARCH_BIT

@@ -15,24 +15,14 @@
 
 #include "fragment_layout.hpp"
 #include "gen/mma_instrs.inc"
+#include "cuda_util.cuh"
+#include "gpu_arch.cuh"
 #include "gpu_backend.hpp"
 #include "wgmma_kernel.cuh"
 #include "gen/wgmma_parts.inc"
 
-// The target being compiled, as the arch_mask bit of gen/mma_instrs.inc: nvcc sets the
-// arch-specific feature macros for the `a` targets (compute_90a, compute_100a, compute_120a).
-// An instruction's body is compiled where its mask has that bit (TCEMU_GPU_ARCH_BIT & mask);
-// the host pass and other targets see 0.
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define TCEMU_GPU_ARCH_BIT 1
-#elif defined(__CUDA_ARCH_FEAT_SM100_ALL)
-#define TCEMU_GPU_ARCH_BIT 2
-#elif defined(__CUDA_ARCH_FEAT_SM120_ALL)
-#define TCEMU_GPU_ARCH_BIT 4
-#else
-#define TCEMU_GPU_ARCH_BIT 0
-#endif
-#define TCEMU_GPU_HAS_SM90A (TCEMU_GPU_ARCH_BIT == 1)
+// The target being compiled (TCEMU_GPU_ARCH_BIT, gpu_arch.cuh): an instruction's body is
+// compiled where its arch_mask (gen/mma_instrs.inc) has that bit; the host pass sees 0.
 
 namespace tcemu_gpu {
 namespace {
@@ -99,28 +89,8 @@ const Row kRows[] = {
 #undef TCEMU_GPU_ROW
 };
 
-std::string cuda_err(cudaError_t e, const char* what) {
-  std::string s = what;
-  s += ": ";
-  s += cudaGetErrorName(e);
-  s += " (";
-  s += cudaGetErrorString(e);
-  s += ")";
-  return s;
-}
-
-// Device buffer, freed on scope exit.
-template <class T>
-struct DevBuf {
-  T* p = nullptr;
-  ~DevBuf() { if (p) cudaFree(p); }
-  cudaError_t upload(const std::vector<T>& v) {
-    cudaError_t e = cudaMalloc(&p, std::max<size_t>(1, v.size()) * sizeof(T));
-    if (e != cudaSuccess || v.empty()) return e;
-    return cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice);
-  }
-  cudaError_t alloc(size_t n) { return cudaMalloc(&p, std::max<size_t>(1, n) * sizeof(T)); }
-};
+using cuda_util::DevBuf;
+std::string cuda_err(cudaError_t e, const char* what) { return cuda_util::error(e, what); }
 
 }  // namespace
 

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "cuda_util.cuh"
 #include "gpu_backend.hpp"
 #include "tcgen05_layout.hpp"
 
@@ -229,7 +230,7 @@ __global__ void __launch_bounds__(128) tc_kernel(const uint8_t* a_img, const uin
         : "r"(mbar_addr)
         : "memory");
   tc_fence_after();
-
+  __syncwarp();  // tcgen05.ld is .sync.aligned: the warp reconverged after the wait loop
   tc_ld16(my_lanes, r);
   if (warp == 0)
 #pragma unroll
@@ -289,7 +290,8 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128)
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(mbar_addr) : "memory");
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  // All state spaces: the even CTA's tensor core also reads this CTA's shared memory.
+  asm volatile("fence.proxy.async;\n" ::: "memory");
   tc_fence_before();
   cluster_sync();
   tc_fence_after();
@@ -326,6 +328,7 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128)
   }
   mbar_wait0(mbar_addr);
   tc_fence_after();
+  __syncwarp();  // tcgen05.ld is .sync.aligned: the warp reconverged after the wait loop
   tc_ld16(my_lanes, r);
   if (warp == 0)
 #pragma unroll
@@ -350,29 +353,6 @@ const Kernel kKernels[tl::kTcgen05Variants] = {
     &tc_kernel<6>,      &tc_kernel<7>,      &tc_pair_kernel<8>,  &tc_pair_kernel<9>, &tc_pair_kernel<10>,
     &tc_pair_kernel<11>, &tc_pair_kernel<12>, &tc_pair_kernel<13>, &tc_pair_kernel<14>, &tc_pair_kernel<15>};
 
-std::string err_of(cudaError_t e, const char* what) {
-  std::string s = what;
-  s += ": ";
-  s += cudaGetErrorName(e);
-  s += " (";
-  s += cudaGetErrorString(e);
-  s += ")";
-  return s;
-}
-
-template <class T>
-struct Buf {
-  T* p = nullptr;
-  ~Buf() {
-    if (p) cudaFree(p);
-  }
-  cudaError_t up(const std::vector<T>& v) {
-    cudaError_t e = cudaMalloc(&p, (v.empty() ? 1 : v.size()) * sizeof(T));
-    if (e != cudaSuccess || v.empty()) return e;
-    return cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice);
-  }
-};
-
 }  // namespace
 
 std::string run_tcgen05(const std::string& ptx, int tiles, const Tcgen05Launch& l, const std::vector<uint8_t>& a_img,
@@ -392,18 +372,22 @@ std::string run_tcgen05(const std::string& ptx, int tiles, const Tcgen05Launch& 
   // Without an sm_100a image (another GPU) the kernel cannot be launched: say so.
   cudaFuncAttributes attr{};
   cudaError_t e = cudaFuncGetAttributes(&attr, kKernels[v]);
-  if (e != cudaSuccess) return err_of(e, "tcgen05 kernel (built for sm_100a only)");
-  Buf<uint8_t> da, db;
-  Buf<uint32_t> dc, dsa, dsb, dd;
-  if ((e = da.up(a_img)) != cudaSuccess || (e = db.up(b_img)) != cudaSuccess || (e = dc.up(c)) != cudaSuccess ||
-      (e = dsa.up(sa)) != cudaSuccess || (e = dsb.up(sb)) != cudaSuccess || (e = dd.up(c)) != cudaSuccess)
-    return err_of(e, "upload");
-  kKernels[v]<<<tiles * static_cast<int>(P), 128>>>(da.p, db.p, dc.p, dsa.p, dsb.p, dd.p, l.idesc, l.adesc, l.bdesc, l.enable_input_d ? 1 : 0,
+  if (e != cudaSuccess) return cuda_util::error(e, "tcgen05 kernel (built for sm_100a only)");
+  cuda_util::DevBuf<uint8_t> da, db;
+  cuda_util::DevBuf<uint32_t> dc, dsa, dsb, dd;
+  if ((e = da.upload(a_img)) != cudaSuccess || (e = db.upload(b_img)) != cudaSuccess || (e = dc.upload(c)) != cudaSuccess ||
+      (e = dsa.upload(sa)) != cudaSuccess || (e = dsb.upload(sb)) != cudaSuccess || (e = dd.upload(c)) != cudaSuccess)
+    return cuda_util::error(e, "upload");
+  // A pair kernel allocates 64 TMEM columns per CTA; 16 resident CTAs of an SM would ask for
+  // 1024 of its 512. Unused dynamic shared memory (32 KiB) keeps at most 6 on an SM, so a pair
+  // never waits for columns that CTAs waiting for their own partners hold.
+  const size_t smem = P == 2 ? 32768 : 0;
+  kKernels[v]<<<tiles * static_cast<int>(P), 128, smem>>>(da.p, db.p, dc.p, dsa.p, dsb.p, dd.p, l.idesc, l.adesc, l.bdesc, l.enable_input_d ? 1 : 0,
       l.scale_input_d);
-  if ((e = cudaGetLastError()) != cudaSuccess) return err_of(e, "launch");
-  if ((e = cudaDeviceSynchronize()) != cudaSuccess) return err_of(e, "kernel");
+  if ((e = cudaGetLastError()) != cudaSuccess) return cuda_util::error(e, "launch");
+  if ((e = cudaDeviceSynchronize()) != cudaSuccess) return cuda_util::error(e, "kernel");
   d.resize(words);
-  if ((e = cudaMemcpy(d.data(), dd.p, words * 4, cudaMemcpyDeviceToHost)) != cudaSuccess) return err_of(e, "download");
+  if ((e = cudaMemcpy(d.data(), dd.p, words * 4, cudaMemcpyDeviceToHost)) != cudaSuccess) return cuda_util::error(e, "download");
   return "";
 }
 

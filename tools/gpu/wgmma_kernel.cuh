@@ -35,12 +35,22 @@ __device__ void wg_op(uint64_t da, uint64_t db, uint32_t* d, int scale_d);
                TCEMU_WG_OPERANDS_##RC IMM ";\n}\n"                                            \
                : OUTS                                                                         \
                : "l"(da), "l"(db), "r"(scale_d))
-#define TCEMU_WG_BODY_F(RC, PTX, IMM)                                  \
-  float f[RC];                                                        \
-  _Pragma("unroll") for (int r = 0; r < RC; ++r) f[r] = __uint_as_float(d[r]); \
-  TCEMU_WG_ASM(RC, PTX, IMM, TCEMU_WG_OUT_F_##RC);                    \
+// The accumulators are read only after wgmma.wait_group (reading them earlier is undefined,
+// PTX ISA 9.7.15.6): commit and wait follow the instruction here, and an empty asm with each
+// register as operand after the wait keeps the compiler from moving the copies before it.
+#define TCEMU_WG_WAIT() \
+  asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n" ::: "memory")
+#define TCEMU_WG_BODY_F(RC, PTX, IMM)                                                 \
+  float f[RC];                                                                       \
+  _Pragma("unroll") for (int r = 0; r < RC; ++r) f[r] = __uint_as_float(d[r]);      \
+  TCEMU_WG_ASM(RC, PTX, IMM, TCEMU_WG_OUT_F_##RC);                                   \
+  TCEMU_WG_WAIT();                                                                   \
+  _Pragma("unroll") for (int r = 0; r < RC; ++r) asm volatile("" : "+f"(f[r])::"memory"); \
   _Pragma("unroll") for (int r = 0; r < RC; ++r) d[r] = __float_as_uint(f[r]);
-#define TCEMU_WG_BODY_R(RC, PTX, IMM) TCEMU_WG_ASM(RC, PTX, IMM, TCEMU_WG_OUT_R_##RC);
+#define TCEMU_WG_BODY_R(RC, PTX, IMM)                                                 \
+  TCEMU_WG_ASM(RC, PTX, IMM, TCEMU_WG_OUT_R_##RC);                                   \
+  TCEMU_WG_WAIT();                                                                   \
+  _Pragma("unroll") for (int r = 0; r < RC; ++r) asm volatile("" : "+r"(d[r])::"memory");
 #if TCEMU_GPU_WGMMA_BODIES
 #define TCEMU_WG_OP(ID, NEG, RC, ACC, PTX, IMM)                                               \
   template <>                                                                                 \
@@ -78,11 +88,7 @@ __global__ void __launch_bounds__(128) wg_kernel(const uint8_t* a_img, const uin
 #if TCEMU_GPU_WGMMA_BODIES
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #endif
-  wg_op<ID, NEG>(da, db, d, scale_d);
-#if TCEMU_GPU_WGMMA_BODIES
-  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-#endif
+  wg_op<ID, NEG>(da, db, d, scale_d);  // issues, commits and waits (TCEMU_WG_BODY_*)
 #pragma unroll
   for (int r = 0; r < RC; ++r) fd[base + r] = d[r];
 }

@@ -40,58 +40,40 @@ __device__ __forceinline__ void tc_fence_before() { asm volatile("tcgen05.fence:
 __device__ __forceinline__ void tc_fence_after() { asm volatile("tcgen05.fence::after_thread_sync;\n" ::: "memory"); }
 
 // The instruction itself: d, a, b descriptors, idesc, scale-factor addresses, enable-input-d.
+// Variants 0-7 are cta_group::1, 8-15 the same kinds with cta_group::2 (issued by the even CTA
+// of the pair; the scale-factor addresses name the same TMEM columns in both CTAs,
+// tcgen05_layout.hpp kTcgen05PairSfaCol).
 template <int V>
 __device__ __forceinline__ void tc_mma(uint32_t dt, uint64_t da, uint64_t db, uint32_t idesc, uint32_t sfa, uint32_t sfb,
                                        int enable) {
-#define TCEMU_TC_PLAIN(KIND)                                                                              \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %4, 0;\ntcgen05.mma.cta_group::1.kind::" KIND            \
+#define TCEMU_TC_PLAIN(CG, KIND)                                                                          \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %4, 0;\ntcgen05.mma.cta_group::" CG ".kind::" KIND     \
                " [%0], %1, %2, %3, p;\n}\n" ::"r"(dt),                                                    \
                "l"(da), "l"(db), "r"(idesc), "r"(enable)                                                  \
                : "memory")
-#define TCEMU_TC_SCALED(KIND)                                                                             \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\ntcgen05.mma.cta_group::1.kind::" KIND            \
+#define TCEMU_TC_SCALED(CG, KIND)                                                                         \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\ntcgen05.mma.cta_group::" CG ".kind::" KIND     \
                " [%0], %1, %2, %3, [%4], [%5], p;\n}\n" ::"r"(dt),                                        \
                "l"(da), "l"(db), "r"(idesc), "r"(sfa), "r"(sfb), "r"(enable)                              \
                : "memory")
-  if constexpr (V == 0) TCEMU_TC_PLAIN("f16");
-  else if constexpr (V == 1) TCEMU_TC_PLAIN("tf32");
-  else if constexpr (V == 2) TCEMU_TC_PLAIN("f8f6f4");
-  else if constexpr (V == 3) TCEMU_TC_PLAIN("i8");
-  else if constexpr (V == 4) TCEMU_TC_SCALED("mxf8f6f4.block_scale.scale_vec::1X");
-  else if constexpr (V == 5) TCEMU_TC_SCALED("mxf4.block_scale.scale_vec::2X");
-  else if constexpr (V == 6) TCEMU_TC_SCALED("mxf4nvf4.block_scale.scale_vec::2X");
-  else TCEMU_TC_SCALED("mxf4nvf4.block_scale.scale_vec::4X");
+#define TCEMU_TC_KINDS(CG)                                                              \
+  if constexpr (V % 8 == 0) TCEMU_TC_PLAIN(CG, "f16");                                   \
+  else if constexpr (V % 8 == 1) TCEMU_TC_PLAIN(CG, "tf32");                             \
+  else if constexpr (V % 8 == 2) TCEMU_TC_PLAIN(CG, "f8f6f4");                           \
+  else if constexpr (V % 8 == 3) TCEMU_TC_PLAIN(CG, "i8");                               \
+  else if constexpr (V % 8 == 4) TCEMU_TC_SCALED(CG, "mxf8f6f4.block_scale.scale_vec::1X"); \
+  else if constexpr (V % 8 == 5) TCEMU_TC_SCALED(CG, "mxf4.block_scale.scale_vec::2X");  \
+  else if constexpr (V % 8 == 6) TCEMU_TC_SCALED(CG, "mxf4nvf4.block_scale.scale_vec::2X"); \
+  else TCEMU_TC_SCALED(CG, "mxf4nvf4.block_scale.scale_vec::4X");
+  if constexpr (V < 8) {
+    TCEMU_TC_KINDS("1")
+  } else {
+    TCEMU_TC_KINDS("2")
+  }
+#undef TCEMU_TC_KINDS
 #undef TCEMU_TC_PLAIN
 #undef TCEMU_TC_SCALED
-  if constexpr (V < 4) (void)sfa, (void)sfb;
-}
-
-// cta_group::2, issued by the even CTA of the pair. The scale-factor addresses (block-scaled
-// kinds) name the same TMEM columns in both CTAs (tcgen05_layout.hpp, kTcgen05PairSfaCol).
-template <int V>
-__device__ __forceinline__ void tc_mma_pair(uint32_t dt, uint64_t da, uint64_t db, uint32_t idesc, uint32_t sfa,
-                                            uint32_t sfb, int enable) {
-#define TCEMU_TC_PAIR(KIND)                                                                               \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %4, 0;\ntcgen05.mma.cta_group::2.kind::" KIND            \
-               " [%0], %1, %2, %3, p;\n}\n" ::"r"(dt),                                                    \
-               "l"(da), "l"(db), "r"(idesc), "r"(enable)                                                  \
-               : "memory")
-#define TCEMU_TC_PAIR_SCALED(KIND)                                                                        \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\ntcgen05.mma.cta_group::2.kind::" KIND            \
-               " [%0], %1, %2, %3, [%4], [%5], p;\n}\n" ::"r"(dt),                                        \
-               "l"(da), "l"(db), "r"(idesc), "r"(sfa), "r"(sfb), "r"(enable)                              \
-               : "memory")
-  if constexpr (V == 8) TCEMU_TC_PAIR("f16");
-  else if constexpr (V == 9) TCEMU_TC_PAIR("tf32");
-  else if constexpr (V == 10) TCEMU_TC_PAIR("f8f6f4");
-  else if constexpr (V == 11) TCEMU_TC_PAIR("i8");
-  else if constexpr (V == 12) TCEMU_TC_PAIR_SCALED("mxf8f6f4.block_scale.scale_vec::1X");
-  else if constexpr (V == 13) TCEMU_TC_PAIR_SCALED("mxf4.block_scale.scale_vec::2X");
-  else if constexpr (V == 14) TCEMU_TC_PAIR_SCALED("mxf4nvf4.block_scale.scale_vec::2X");
-  else TCEMU_TC_PAIR_SCALED("mxf4nvf4.block_scale.scale_vec::4X");
-#undef TCEMU_TC_PAIR
-#undef TCEMU_TC_PAIR_SCALED
-  if constexpr (V < 12) (void)sfa, (void)sfb;
+  if constexpr (V % 8 < 4) (void)sfa, (void)sfb;
 }
 
 // The form with scale-input-d (kinds f16 and tf32): D = A*B + D*2^-S, S an immediate 0..15.
@@ -122,8 +104,7 @@ __device__ __forceinline__ void tc_issue(uint32_t dt, uint64_t da, uint64_t db, 
       tc_mma_sid_dispatch<V>(sid, dt, da, db, idesc, enable, std::make_integer_sequence<int, 16>{});
       return;
     }
-  if constexpr (V < 8) tc_mma<V>(dt, da, db, idesc, sfa, sfb, enable);
-  else tc_mma_pair<V>(dt, da, db, idesc, sfa, sfb, enable);
+  tc_mma<V>(dt, da, db, idesc, sfa, sfb, enable);
 }
 
 __device__ __forceinline__ void cluster_sync() {

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <exception>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <iostream>
 #include <map>
@@ -277,12 +278,63 @@ std::string tcgen05_types(const tcemu::InstrEntry& e) {
   return s;
 }
 
-// Random cases of tcgen05.mma (sm_100a): per catalog entry, as for the other instructions, in
-// the catalog's default tiles (64 x 8, the committed sets'; 128 x 16 for cta_group::2).
-void random_tcgen05(const Args& a, const DeviceInfo& dev, tg::GoldenFile& measured, std::vector<Outcome>& res) {
-  if (dev.arch_bit() != 2) return;
+// One instruction's random cases: `a.tiles` instruction tiles of up to 128 outputs (mma.sync
+// m16n8); larger tiles (wgmma, tcgen05) get proportionally fewer, so every instruction computes
+// about tiles * 128 dot products. One GEMM case per distribution (side x side tiles along M and
+// N), generated (and their expected results computed by the emulator) in parallel.
+using RandomRequest = std::function<tg::MmaGenRequest(int side, tg::Dist dist, uint64_t seed)>;
+void random_instruction(const Args& a, const DeviceInfo& dev, const std::string& label, int tile_m, int tile_n,
+                        const RandomRequest& request, tg::GoldenFile& measured, std::vector<Outcome>& res) {
   const auto dists = tg::all_distributions();
-  for (const tcemu::InstrEntry* e : tcgen05_entries()) {
+  const long tiles = std::max<long>(1, a.tiles * 128 / static_cast<long>(tile_m * tile_n));
+  const long per = std::max<long>(1, tiles / static_cast<long>(dists.size()));
+  const int side = static_cast<int>(std::max<long>(1, static_cast<long>(std::ceil(std::sqrt(static_cast<double>(per))))));
+  std::vector<std::future<tg::Case>> jobs;
+  for (size_t di = 0; di < dists.size(); ++di) {
+    const tg::MmaGenRequest r = request(side, dists[di], a.seed + di);
+    jobs.push_back(std::async(std::launch::async, [r] { return tg::generate_mma(r); }));
+  }
+  tg::GoldenFile gf;
+  for (auto& j : jobs) {
+    try {
+      gf.cases.push_back(j.get());
+    } catch (const std::exception& ex) {
+      Outcome o;
+      o.file = "random";
+      o.name = o.what = label;
+      o.status = std::string("skipped: generator: ") + ex.what();
+      res.push_back(o);
+    }
+  }
+  std::cout << label << ": " << gf.cases.size() << " random cases of " << side * side << " tiles\n";
+  run_file("random", gf, dev, "", measured, res);
+}
+
+// Random cases: per instruction the GPU runs (tcgen05.mma: per catalog entry, in the catalog's
+// default tiles, 64 x 8 or 128 x 16 for cta_group::2), as random_instruction says.
+int cmd_random(const Args& a) {
+  const DeviceInfo dev = need_device();
+  const std::string arch = arch_of(dev);
+  tg::GoldenFile measured;
+  measured.description = std::string("Random cases measured on ") + dev.name + " by tcemu-gpu random";
+  std::vector<Outcome> res;
+  for (const InstrInfo& in : instructions()) {
+    if (!(in.arch_mask & dev.arch_bit())) continue;
+    if (!a.takes(in)) continue;
+    if (!tcemu::find_instruction(arch, in.ptx).entry) continue;
+    random_instruction(a, dev, in.ptx, in.m, in.n, [&](int side, tg::Dist dist, uint64_t seed) {
+      tg::MmaGenRequest r;
+      r.arch = arch;
+      r.ptx = in.ptx;
+      r.M = in.m * side;
+      r.N = in.n * side;
+      r.K = in.k;
+      r.dist_a = r.dist_b = r.dist_c = dist;
+      r.seed = seed;
+      return r;
+    }, measured, res);
+  }
+  for (const tcemu::InstrEntry* e : dev.arch_bit() == 2 ? tcgen05_entries() : std::vector<const tcemu::InstrEntry*>{}) {
     if (!a.only.empty() && e->ptx.find(a.only) == std::string::npos) continue;
     const std::string label = e->ptx + " " + tcgen05_types(*e);
     if (const std::string why = tcgen05_entry_why_not(*e); !why.empty()) {
@@ -294,80 +346,10 @@ void random_tcgen05(const Args& a, const DeviceInfo& dev, tg::GoldenFile& measur
       continue;
     }
     const tg::InstrTile tile = tg::default_tile(*e);
-    const long tiles = std::max<long>(1, a.tiles * 128 / static_cast<long>(tile.m * tile.n));
-    const long per = std::max<long>(1, tiles / static_cast<long>(dists.size()));
-    const int side = static_cast<int>(std::max<long>(1, static_cast<long>(std::ceil(std::sqrt(static_cast<double>(per))))));
-    std::vector<std::future<tg::Case>> jobs;
-    for (size_t di = 0; di < dists.size(); ++di) {
-      const tg::MmaGenRequest r = tcgen05_random_request(*e, side, dists[di], a.seed + di);
-      jobs.push_back(std::async(std::launch::async, [r] { return tg::generate_mma(r); }));
-    }
-    tg::GoldenFile gf;
-    for (auto& j : jobs) {
-      try {
-        gf.cases.push_back(j.get());
-      } catch (const std::exception& ex) {
-        Outcome o;
-        o.file = "random";
-        o.name = o.what = label;
-        o.status = std::string("skipped: generator: ") + ex.what();
-        res.push_back(o);
-      }
-    }
-    std::cout << label << ": " << gf.cases.size() << " random cases of " << side * side << " tiles\n";
-    run_file("random", gf, dev, "", measured, res);
+    random_instruction(a, dev, label, tile.m, tile.n, [e](int side, tg::Dist dist, uint64_t seed) {
+      return tcgen05_random_request(*e, side, dist, seed);
+    }, measured, res);
   }
-}
-
-// Random cases: per instruction `tiles` instruction tiles spread over the distributions, as
-// one GEMM case per distribution (tiles along M and N, one instruction's K).
-int cmd_random(const Args& a) {
-  const DeviceInfo dev = need_device();
-  const std::string arch = arch_of(dev);
-  tg::GoldenFile measured;
-  measured.description = std::string("Random cases measured on ") + dev.name + " by tcemu-gpu random";
-  std::vector<Outcome> res;
-  const auto dists = tg::all_distributions();
-  for (const InstrInfo& in : instructions()) {
-    if (!(in.arch_mask & dev.arch_bit())) continue;
-    if (!a.takes(in)) continue;
-    const tcemu::InstrLookup lk = tcemu::find_instruction(arch, in.ptx);
-    if (!lk.entry) continue;
-    tg::GoldenFile gf;
-    // `tiles` instruction tiles of up to 128 outputs (mma.sync m16n8); larger tiles (wgmma) get
-    // proportionally fewer, so every instruction computes about tiles * 128 dot products.
-    const long tiles = std::max<long>(1, a.tiles * 128 / static_cast<long>(in.m * in.n));
-    const long per = std::max<long>(1, tiles / static_cast<long>(dists.size()));
-    const int side = static_cast<int>(std::max<long>(1, static_cast<long>(std::ceil(std::sqrt(static_cast<double>(per))))));
-    // The distributions' cases are generated (and their expected results computed by the
-    // emulator) in parallel.
-    std::vector<std::future<tg::Case>> jobs;
-    for (size_t di = 0; di < dists.size(); ++di) {
-      tg::MmaGenRequest r;
-      r.arch = arch;
-      r.ptx = in.ptx;
-      r.M = in.m * side;
-      r.N = in.n * side;
-      r.K = in.k;
-      r.dist_a = r.dist_b = r.dist_c = dists[di];
-      r.seed = a.seed + di;
-      jobs.push_back(std::async(std::launch::async, [r] { return tg::generate_mma(r); }));
-    }
-    for (auto& j : jobs) {
-      try {
-        gf.cases.push_back(j.get());
-      } catch (const std::exception& e) {
-        Outcome o;
-        o.file = "random";
-        o.name = o.what = in.ptx;
-        o.status = std::string("skipped: generator: ") + e.what();
-        res.push_back(o);
-      }
-    }
-    std::cout << in.ptx << ": " << gf.cases.size() << " random cases of " << side * side << " tiles\n";
-    run_file("random", gf, dev, "", measured, res);
-  }
-  random_tcgen05(a, dev, measured, res);
   return finish(a, dev, measured, res);
 }
 

@@ -203,13 +203,7 @@ __global__ void __launch_bounds__(128) tc_kernel(const uint8_t* a_img, const uin
     asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];\n" ::"r"(mbar_addr)
                  : "memory");
   }
-  uint32_t done = 0;
-  while (!done)
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\nselp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(mbar_addr)
-        : "memory");
+  mbar_wait0(mbar_addr);
   tc_fence_after();
   __syncwarp();  // tcgen05.ld is .sync.aligned: the warp reconverged after the wait loop
   tc_ld16(my_lanes, r);

@@ -13,6 +13,7 @@
 
 #include "case_runner.hpp"
 #include "probe.hpp"
+#include "small_integer_case.hpp"
 #include "tcemu/catalog.hpp"
 #include "tcemu/format.hpp"
 #include "tcemu_golden/evaluate.hpp"
@@ -198,44 +199,13 @@ Backend standin(Wrong wrong = Wrong::none, int* calls = nullptr) {
   return be;
 }
 
-// A small-integer case of the entry: exact in every datapath.
+// A small-integer case of the entry (exact in every datapath), 64 x 8 tiles, with the options.
 tg::Case small_case(const tcemu::InstrEntry& e, int M, int N, int K, bool neg, bool scale_d, int sid = -1) {
-  tg::Case c;
+  tg::Case c = tcemu_gpu_test::small_integer_case(e, e.arch, M, N, K, 64, 8);
   c.name = "small";
-  c.op = tg::OpKind::mma;
-  c.mma.arch = e.arch, c.mma.ptx = e.ptx, c.mma.entry = &e;
-  c.mma.atype = e.atype, c.mma.btype = e.btype, c.mma.dtype = e.dtype, c.mma.stype = e.scale_type;
-  c.mma.M = M, c.mma.N = N, c.mma.K = K, c.mma.tile_m = 64, c.mma.tile_n = 8;
   c.mma.options.negate_a = neg;
   c.mma.options.scale_d = scale_d;
   c.mma.options.scale_input_d = sid;
-  const bool integer = e.params.kind == tcemu::DatapathKind::integer;
-  const tg::ElemType acc = integer ? tg::s32_type() : tg::elem_type(*tcemu::acc_format(e.dtype));
-  auto code = [](Fmt f, int v) {
-    if (!tcemu::info(f).is_signed) v = std::abs(v);
-    if (tcemu::info(f).is_int) return static_cast<uint64_t>(static_cast<int64_t>(v)) & tcemu::info(f).code_mask();
-    return *tcemu::encode_exact(f, v < 0, static_cast<uint64_t>(std::abs(v)), 0);
-  };
-  std::vector<uint64_t> A(M * K), B(K * N), C(M * N);
-  for (int i = 0; i < M * K; ++i) A[i] = code(e.atype, (i * 5 + i / K) % 7 - 3);
-  for (int i = 0; i < K * N; ++i) B[i] = code(e.btype, (i * 3 + 1 + i / N) % 5 - 2);
-  for (int i = 0; i < M * N; ++i)
-    C[i] = integer ? static_cast<uint64_t>(i % 17 - 8) & 0xffffffffu : code(*tcemu::acc_format(e.dtype), i % 17 - 8);
-  c.operands["A"] = tg::make_array(tg::elem_type(e.atype), M, K, A);
-  c.operands["B"] = tg::make_array(tg::elem_type(e.btype), K, N, B);
-  c.operands["C"] = tg::make_array(acc, M, N, C);
-  if (e.scale_type) {
-    const int nb = K / e.scale_block;
-    std::vector<uint64_t> sa(M * nb), sb(N * nb);
-    for (int r = 0; r < M; ++r)
-      for (int j = 0; j < nb; ++j)  // rows 32 apart (the two CTAs of a pair) differ
-        sa[r * nb + j] = *tcemu::encode_exact(*e.scale_type, false, 1, (r + r / 32 + j) % 4);
-    for (int n = 0; n < N; ++n)
-      for (int j = 0; j < nb; ++j) sb[n * nb + j] = *tcemu::encode_exact(*e.scale_type, false, 1, (n + 2 * j) % 4);
-    c.operands["scale_A"] = tg::make_array(tg::elem_type(*e.scale_type), M, nb, sa);
-    c.operands["scale_B"] = tg::make_array(tg::elem_type(*e.scale_type), N, nb, sb);
-  }
-  c.expected = tg::make_array(acc, M, N, C);
   return c;
 }
 

@@ -3,7 +3,9 @@
 # through sudo. The CUDA toolkit is optional (the CUDA backend builds only where nvcc is).
 set -euo pipefail
 pkgs=(cmake g++ make libboost-dev libgtest-dev googletest librapidcheck-dev nlohmann-json3-dev
-      libcli11-dev libbenchmark-dev)
+      libcli11-dev libbenchmark-dev
+      # The Python package (python/) and its tests, for Debian's /usr/bin/python3.
+      pybind11-dev python3-dev python3-numpy python3-pytest python3-hypothesis python3-setuptools)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

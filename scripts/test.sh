@@ -8,3 +8,8 @@ cmake --preset release
 cmake --build --preset release -j"$(nproc)"
 ctest --preset release -LE long -j"$(nproc)"
 tests/consumer/run.sh build/release
+# The Python package's tests, with Debian's interpreter (the one install-deps.sh gave pybind11,
+# NumPy, pytest and Hypothesis; `python3` on PATH may be another). They use the CLI built above.
+if [ -d build/release/python/tcemu ]; then
+  PYTHONPATH=build/release/python TCEMU_CLI=build/release/tools/cli/tcemu /usr/bin/python3 -m pytest -q python/tests
+fi

@@ -1,0 +1,214 @@
+// Quantization recipes (tcemu.quantize / dequantize) and the loss scalers (tcemu.GradScaler,
+// tcemu.MegatronScaler). A recipe is a preset name plus options; the options are read by the
+// golden library's recipe reader (quant_case.hpp), so they have the names and checks of the
+// "recipe" object of a golden file (docs/golden.md), and an error names the option.
+#include <pybind11/stl.h>
+
+#include <bit>
+#include <nlohmann/json.hpp>
+
+#include "common.hpp"
+#include "recipe_options.hpp"
+#include "tcemu/loss_scale.hpp"
+#include "tcemu/philox.hpp"
+#include "tcemu/quant_recipe.hpp"
+#include "tcemu_golden/golden.hpp"
+#include "tcemu_golden/quant_case.hpp"
+
+namespace tcemu::py_bind {
+namespace {
+
+using quant::Quantized;
+using quant::Recipe;
+
+struct PyQuantized {
+  Recipe recipe;
+  Quantized q;
+};
+
+nlohmann::json to_json_value(const py::handle& v, const std::string& key) {
+  if (py::isinstance<py::bool_>(v)) return v.cast<bool>();
+  if (py::isinstance<py::int_>(v)) return v.cast<int64_t>();
+  if (py::isinstance<py::float_>(v)) return v.cast<double>();
+  if (py::isinstance<py::str>(v)) return v.cast<std::string>();
+  throw py::type_error(key + ": expected a str, bool or int, got " + std::string(py::str(v.get_type().attr("__name__"))));
+}
+
+}  // namespace
+
+Recipe make_recipe(const std::string& name, const py::dict& options) {
+  if (!quant::find_recipe(name)) {
+    std::string list;
+    for (const auto& p : quant::recipe_presets()) list += (list.empty() ? "" : ", ") + std::string(p.name);
+    throw py::value_error("recipe: unknown recipe '" + name + "' (one of " + list + ")");
+  }
+  const Recipe base = *quant::find_recipe(name);
+  const char* sub = base.kind == quant::RecipeKind::mx ? "mx" : base.kind == quant::RecipeKind::nvfp4 ? "nvfp4" : "fp8";
+  nlohmann::json j = {{"name", name}};
+  nlohmann::json o = nlohmann::json::object();
+  for (auto item : options) {
+    const std::string key = py::str(item.first);
+    o[key] = to_json_value(item.second, key);
+  }
+  if (!o.empty()) j[sub] = o;
+  try {
+    // Errors read "recipe.<kind>.<option>: ...".
+    return golden::parse_recipe_json(j, "recipe");
+  } catch (const golden::GoldenError& e) {
+    throw py::value_error(e.what());
+  }
+}
+
+namespace {
+
+PyQuantized quantize(const py::array_t<float>& x, size_t rows, size_t cols, const std::string& recipe,
+                     const py::dict& options, const std::optional<py::array_t<uint32_t>>& rbits, uint64_t seed,
+                     uint64_t offset, bool have_seed) {
+  PyQuantized out;
+  out.recipe = make_recipe(recipe, options);
+  try {
+    golden::quant_shapes(out.recipe, rows, cols, "recipe");
+  } catch (const golden::GoldenError& e) {
+    throw py::value_error(e.what());
+  }
+  const size_t n = rows * cols;
+  const size_t words = quant::random_words_needed(out.recipe, n);
+  std::vector<uint32_t> rb;
+  if (words) {
+    if (rbits) {
+      if (static_cast<size_t>(rbits->size()) != words)
+        throw py::value_error("rbits: recipe '" + recipe + "' needs " + std::to_string(words) + " random words for " +
+                              std::to_string(n) + " elements, got " + std::to_string(rbits->size()));
+      rb.assign(rbits->data(), rbits->data() + words);
+    } else if (have_seed) {
+      rb = philox_words(seed, offset, words);
+    } else {
+      throw py::value_error("rbits: stochastic rounding needs random words: pass rbits= (uint32) or seed= (Philox4x32-10)");
+    }
+  } else if (rbits) {
+    throw py::value_error("rbits: recipe '" + recipe + "' rounds to nearest and takes no random bits");
+  }
+  std::span<const float> xs(x.data(), n);
+  try {
+    py::gil_scoped_release nogil;
+    out.q = quant::quantize(out.recipe, xs, rows, cols, rb);
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(std::string("recipe: ") + e.what());
+  }
+  return out;
+}
+
+py::array_t<float> dequantize(const PyQuantized& q) {
+  std::vector<float> v;
+  try {
+    py::gil_scoped_release nogil;
+    v = quant::dequantize(q.recipe, q.q);
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(std::string("dequantize: ") + e.what());
+  }
+  py::array_t<float> out({static_cast<py::ssize_t>(q.q.rows), static_cast<py::ssize_t>(q.q.cols)});
+  std::copy(v.begin(), v.end(), out.mutable_data());
+  return out;
+}
+
+template <class T>
+py::array_t<T> matrix(const std::vector<T>& v, size_t r, size_t c) {
+  py::array_t<T> out({static_cast<py::ssize_t>(r), static_cast<py::ssize_t>(c)});
+  std::copy(v.begin(), v.end(), out.mutable_data());
+  return out;
+}
+
+}  // namespace
+
+void init_quant(py::module_& m) {
+  m.def("recipes", [] {
+    py::list l;
+    for (const auto& p : quant::recipe_presets()) {
+      py::dict d;
+      d["name"] = std::string(p.name);
+      d["summary"] = std::string(p.summary);
+      l.append(d);
+    }
+    return l;
+  });
+  m.def("recipe_options", [](const std::string& name, const py::dict& options) {
+    return golden::recipe_json(make_recipe(name, options)).dump();
+  }, py::arg("recipe"), py::arg("options"), "The resolved recipe as JSON text (every option)");
+
+  py::class_<PyQuantized>(m, "Quantized", "A quantized tensor: element codes, block scales, per-tensor scale")
+      .def_property_readonly("codes", [](const PyQuantized& q) { return matrix(q.q.codes, q.q.rows, q.q.cols); })
+      .def_property_readonly("scales", [](const PyQuantized& q) -> py::object {
+        if (q.q.scale_fmt == Fmt::f32) {
+          if (q.recipe.kind == quant::RecipeKind::fp8_current) return matrix(q.q.scale_f32, 1, 1);
+          return matrix(q.q.scale_f32, q.q.scale_rows, q.q.scale_cols);
+        }
+        return matrix(q.q.scale_codes, q.q.scale_rows, q.q.scale_cols);
+      }, "block scale codes (ue8m0 / e4m3, uint8) or f32 scale_inv (FP8 recipes, float32)")
+      .def_property_readonly("global_scale", [](const PyQuantized& q) -> py::object {
+        if (q.recipe.kind != quant::RecipeKind::nvfp4) return py::none();
+        return py::float_(q.q.global_scale);
+      }, "NVFP4's per-tensor f32 scale (None for other recipes)")
+      .def_property_readonly("amax", [](const PyQuantized& q) { return q.q.amax; })
+      .def_property_readonly("elem", [](const PyQuantized& q) { return std::string(info(q.q.elem).name); })
+      .def_property_readonly("scale_format", [](const PyQuantized& q) { return std::string(info(q.q.scale_fmt).name); })
+      .def_property_readonly("recipe", [](const PyQuantized& q) { return golden::recipe_json(q.recipe).dump(); })
+      .def_property_readonly("shape", [](const PyQuantized& q) { return py::make_tuple(q.q.rows, q.q.cols); });
+  m.def("quantize_f32", &quantize, py::arg("x"), py::arg("rows"), py::arg("cols"), py::arg("recipe"), py::arg("options"),
+        py::arg("rbits"), py::arg("seed"), py::arg("offset"), py::arg("have_seed"));
+  m.def("dequantize_q", &dequantize, py::arg("q"));
+  m.def("philox_words", [](uint64_t seed, uint64_t offset, size_t n) {
+    const std::vector<uint32_t> w = philox_words(seed, offset, n);
+    py::array_t<uint32_t> out(static_cast<py::ssize_t>(n));
+    std::copy(w.begin(), w.end(), out.mutable_data());
+    return out;
+  }, py::arg("seed"), py::arg("offset"), py::arg("n"), "Philox4x32-10 words as curand gives them (the CLI's --seed/--offset)");
+
+  py::class_<GradScaler>(m, "GradScaler", "PyTorch GradScaler's update rule and unscale arithmetic, bit for bit")
+      .def(py::init([](float init_scale, double growth_factor, double backoff_factor, int32_t growth_interval) {
+             GradScalerOptions o;
+             o.init_scale = init_scale;
+             o.growth_factor = growth_factor;
+             o.backoff_factor = backoff_factor;
+             o.growth_interval = growth_interval;
+             return GradScaler(o);
+           }),
+           py::arg("init_scale") = 65536.0f, py::arg("growth_factor") = 2.0, py::arg("backoff_factor") = 0.5,
+           py::arg("growth_interval") = 2000)
+      .def_property_readonly("scale", &GradScaler::scale)
+      .def_property_readonly("growth_tracker", &GradScaler::growth_tracker)
+      .def_property_readonly("inv_scale", &GradScaler::inv_scale)
+      .def("update", &GradScaler::update, py::arg("found_inf"))
+      .def("_unscale_f32", [](const GradScaler& s, py::array_t<float> g) {
+        std::span<float> sp(g.mutable_data(), static_cast<size_t>(g.size()));
+        py::gil_scoped_release nogil;
+        return s.unscale(sp);
+      })
+      .def("_unscale_codes", [](const GradScaler& s, py::array_t<uint16_t> g, const std::string& fmt) {
+        const Fmt f = format_of(fmt, "fmt");
+        std::span<uint16_t> sp(g.mutable_data(), static_cast<size_t>(g.size()));
+        py::gil_scoped_release nogil;
+        return s.unscale_codes(sp, f);
+      });
+
+  py::class_<MegatronDynamicScaler>(m, "MegatronScaler", "Megatron-LM's DynamicGradScaler with hysteresis, bit for bit")
+      .def(py::init([](float initial_scale, float min_scale, float growth_factor, float backoff_factor,
+                       int32_t growth_interval, int32_t hysteresis) {
+             MegatronScalerOptions o;
+             o.initial_scale = initial_scale;
+             o.min_scale = min_scale;
+             o.growth_factor = growth_factor;
+             o.backoff_factor = backoff_factor;
+             o.growth_interval = growth_interval;
+             o.hysteresis = hysteresis;
+             return MegatronDynamicScaler(o);
+           }),
+           py::arg("initial_scale") = 4294967296.0f, py::arg("min_scale") = 1.0f, py::arg("growth_factor") = 2.0f,
+           py::arg("backoff_factor") = 0.5f, py::arg("growth_interval") = 1000, py::arg("hysteresis") = 2)
+      .def_property_readonly("scale", &MegatronDynamicScaler::scale)
+      .def_property_readonly("inv_scale", &MegatronDynamicScaler::inv_scale)
+      .def_property_readonly("growth_tracker", &MegatronDynamicScaler::growth_tracker)
+      .def_property_readonly("hysteresis_tracker", &MegatronDynamicScaler::hysteresis_tracker)
+      .def("update", &MegatronDynamicScaler::update, py::arg("found_inf"));
+}
+
+}  // namespace tcemu::py_bind

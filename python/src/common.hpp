@@ -1,0 +1,69 @@
+// Helpers shared by the binding files: format lookup by name, contiguous array access, and
+// the rule that every library error reaches Python as ValueError (never a C++ message
+// without context). The argument checks that name a Python argument are in tcemu/*.py.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tcemu/format.hpp"
+
+namespace tcemu::py_bind {
+
+namespace py = pybind11;
+
+// The format of a name, or ValueError naming `arg`.
+inline Fmt format_of(const std::string& name, const char* arg) {
+  auto f = parse_format(name);
+  if (!f) throw py::value_error(std::string(arg) + ": unknown format '" + name + "'");
+  return *f;
+}
+
+// A C-contiguous array's element count and data (the Python layer passes only those).
+inline size_t count(const py::array& a) { return static_cast<size_t>(a.size()); }
+
+// Codes of any unsigned container (1, 2, 4 or 8 bytes) widened to uint64.
+inline std::vector<uint64_t> widen(const py::array& a) {
+  const size_t n = count(a);
+  std::vector<uint64_t> out(n);
+  const auto* p = static_cast<const uint8_t*>(a.data());
+  switch (a.itemsize()) {
+    case 1: for (size_t i = 0; i < n; ++i) out[i] = p[i]; break;
+    case 2: for (size_t i = 0; i < n; ++i) out[i] = reinterpret_cast<const uint16_t*>(p)[i]; break;
+    case 4: for (size_t i = 0; i < n; ++i) out[i] = reinterpret_cast<const uint32_t*>(p)[i]; break;
+    default: for (size_t i = 0; i < n; ++i) out[i] = reinterpret_cast<const uint64_t*>(p)[i]; break;
+  }
+  return out;
+}
+
+// An unsigned NumPy array of `bytes` per element holding `codes`, with the given shape.
+inline py::array narrow(const std::vector<uint64_t>& codes, int bytes, std::vector<py::ssize_t> shape) {
+  py::array out;
+  switch (bytes) {
+    case 1: out = py::array_t<uint8_t>(shape); break;
+    case 2: out = py::array_t<uint16_t>(shape); break;
+    case 4: out = py::array_t<uint32_t>(shape); break;
+    default: out = py::array_t<uint64_t>(shape); break;
+  }
+  auto* p = static_cast<uint8_t*>(out.mutable_data());
+  const size_t n = codes.size();
+  switch (bytes) {
+    case 1: for (size_t i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(codes[i]); break;
+    case 2: for (size_t i = 0; i < n; ++i) reinterpret_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(codes[i]); break;
+    case 4: for (size_t i = 0; i < n; ++i) reinterpret_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(codes[i]); break;
+    default: for (size_t i = 0; i < n; ++i) reinterpret_cast<uint64_t*>(p)[i] = codes[i]; break;
+  }
+  return out;
+}
+
+void init_formats(py::module_& m);
+void init_convert(py::module_& m);
+void init_mma(py::module_& m);
+void init_quant(py::module_& m);
+void init_golden(py::module_& m);
+
+}  // namespace tcemu::py_bind

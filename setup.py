@@ -1,0 +1,31 @@
+"""Builds the extension module tcemu._tcemu with the project's CMake build (target
+tcemu_python) for `pip install .`; the pure-Python files come from python/tcemu."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+
+
+class CMakeBuild(build_ext):
+    def build_extension(self, ext):
+        build = os.path.join(os.path.abspath(self.build_temp), "cmake")
+        os.makedirs(build, exist_ok=True)
+        subprocess.check_call(["cmake", "-S", ROOT, "-B", build, "-DCMAKE_BUILD_TYPE=Release",
+                               "-DTCEMU_BUILD_TESTS=OFF", "-DTCEMU_BUILD_BENCH=OFF", "-DTCEMU_ENABLE_CUDA=OFF",
+                               f"-DPython3_EXECUTABLE={sys.executable}"])
+        jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
+        subprocess.check_call(["cmake", "--build", build, "--target", "tcemu_python", "-j", jobs])
+        built = os.path.join(build, "python", "tcemu")
+        module = next(f for f in os.listdir(built) if f.startswith("_tcemu") and f.endswith(".so"))
+        dest = self.get_ext_fullpath(ext.name)
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        shutil.copyfile(os.path.join(built, module), dest)
+
+
+setup(ext_modules=[Extension("tcemu._tcemu", sources=[])], cmdclass={"build_ext": CMakeBuild})

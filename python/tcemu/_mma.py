@@ -1,6 +1,8 @@
 """tcemu.mma / dot / instructions: whole GEMMs and single dot products through an MMA
 instruction of the catalog, bit-identical to the C++ mma() / mma_dot()."""
 
+import difflib
+
 import numpy as np
 
 from . import _tcemu
@@ -22,7 +24,19 @@ def _lookup(arch, instr, atype, btype, dtype, stype):
         raise TypeError(f"instr: a PTX spelling is required, got {type(instr).__name__}")
     for n, v in (("atype", atype), ("btype", btype), ("dtype", dtype), ("stype", stype)):
         _str_or_none(v, n)
-    return _tcemu.find_instruction(arch, instr, atype, btype, dtype, stype)
+    try:
+        return _tcemu.find_instruction(arch, instr, atype, btype, dtype, stype)
+    except ValueError as err:
+        rows = _tcemu.catalog()
+        base = arch[:-1] if arch[-1:] in ("a", "f") else arch
+        arches = sorted({r["arch"] for r in rows})
+        if arch not in arches and base not in arches:
+            raise ValueError(f"arch: unknown architecture '{arch}' (one of {', '.join(arches)})") from None
+        here = sorted({r["ptx"] for r in rows if r["arch"] in (arch, base)})
+        near = difflib.get_close_matches(instr, here, n=3, cutoff=0.5)
+        if near and instr not in here:
+            raise ValueError(f"{err}; nearest spellings on {arch}: {', '.join(near)}") from None
+        raise
 
 
 def _acc_codes(x, e, name):

@@ -144,8 +144,14 @@ def test_cvt_broadcasts_and_packs():
 def test_mma_unknown_instruction_names_it():
     with pytest.raises(ValueError, match=r"^instr: "):
         tcemu.mma(e4m3_codes((64, 32)), e4m3_codes((32, 8)), arch="sm_90a", instr="wgmma.mma_async.m64n8k33.f32.e4m3.e4m3")
+    with pytest.raises(ValueError, match=r"^instr: .*; nearest spellings on sm_90a: wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3"):
+        tcemu.mma(e4m3_codes((64, 32)), e4m3_codes((32, 8)), arch="sm_90a", instr=WG.replace("k32", "k33"))
+    with pytest.raises(ValueError, match=r"^arch: unknown architecture 'sm_91' \(one of .*sm_90"):
+        tcemu.mma(e4m3_codes((64, 32)), e4m3_codes((32, 8)), arch="sm_91", instr=WG)
     with pytest.raises(TypeError, match=r"^arch:"):
         tcemu.mma(e4m3_codes((64, 32)), e4m3_codes((32, 8)), arch=90, instr=WG)
+    with pytest.raises(ValueError, match=r"^dtype: 'f8' is not f16, f32 or s32"):
+        tcemu.mma(e4m3_codes((64, 32)), e4m3_codes((32, 8)), arch="sm_90a", instr=WG, dtype="f8")
 
 
 def test_mma_shapes():

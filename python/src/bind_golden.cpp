@@ -135,7 +135,10 @@ Case gen_mma(const std::string& arch, const std::string& ptx, const std::optiona
   r.options.scale_input_d = scale_input_d;
   r.seed = seed;
   r.name = name;
-  return guarded([&] { return golden::generate_mma(r); });
+  return guarded([&] {
+    py::gil_scoped_release nogil;
+    return golden::generate_mma(r);
+  });
 }
 
 Case gen_convert(const std::string& src, const std::string& dst, const std::string& convention,
@@ -157,7 +160,10 @@ Case gen_convert(const std::string& src, const std::string& dst, const std::stri
   r.scale = scale;
   r.seed = seed;
   r.name = name;
-  return guarded([&] { return golden::generate_convert(r); });
+  return guarded([&] {
+    py::gil_scoped_release nogil;
+    return golden::generate_convert(r);
+  });
 }
 
 Case gen_cvt(const std::string& ptx, const std::string& rs_map, size_t count, const std::string& dist, double scale,
@@ -172,7 +178,10 @@ Case gen_cvt(const std::string& ptx, const std::string& rs_map, size_t count, co
   r.scale = scale;
   r.seed = seed;
   r.name = name;
-  return guarded([&] { return golden::generate_cvt(r); });
+  return guarded([&] {
+    py::gil_scoped_release nogil;
+    return golden::generate_cvt(r);
+  });
 }
 
 // The actual output as an Array in the layout of the case's expected array.
@@ -264,6 +273,7 @@ void init_golden(py::module_& m) {
   }, py::arg("path"));
   m.def("write_golden", [](const std::string& path, GoldenFile f, size_t npy_threshold) {
     guarded([&] {
+      py::gil_scoped_release nogil;
       golden::write_golden(path, f, npy_threshold);
       return 0;
     });
@@ -283,7 +293,10 @@ void init_golden(py::module_& m) {
     r.seed = seed;
     r.philox_offset = philox_offset;
     r.name = name;
-    return guarded([&] { return golden::generate_quantize(r); });
+    return guarded([&] {
+    py::gil_scoped_release nogil;
+    return golden::generate_quantize(r);
+  });
   });
 
   py::class_<golden::Mismatch>(m, "Mismatch")

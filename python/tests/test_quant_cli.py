@@ -124,3 +124,24 @@ def test_megatron_scaler_matches_cli(cli):
         got.append(np.float32(s.scale).view(np.uint32))
     ref = _cli_scales(cli, ["--megatron", "--init", "1024", "--interval", "5", "--hysteresis", "3", "--min-scale", "2"], flags)
     assert [int(g) for g in got] == ref
+
+
+def test_unscale_is_f32_multiplication_by_inv_scale():
+    """GradScaler.unscale against NumPy's IEEE float32 arithmetic: inv_scale is
+    (float)(1 / (double)scale) and each gradient g * inv_scale rounded once to f32 (f16 / bf16
+    codes: widened exactly, multiplied in f32, rounded back to nearest even)."""
+    rng = np.random.default_rng(4)
+    s = tcemu.GradScaler(init_scale=3.0 * 2**10)
+    inv = np.float32(1.0 / np.float64(np.float32(s.scale)))
+    assert np.float32(s.inv_scale) == inv
+    g = (rng.standard_normal(10000) * 1e4).astype(np.float32)
+    ref = g * inv
+    assert s.unscale(g) is False
+    assert np.array_equal(g.view(np.uint32), ref.view(np.uint32))
+    h = (rng.standard_normal(10000) * 100).astype(np.float16)
+    ref16 = (h.astype(np.float32) * inv).astype(np.float16)
+    codes = h.view(np.uint16).copy()
+    assert s.unscale(codes, fmt="f16") is False
+    assert np.array_equal(codes, ref16.view(np.uint16))
+    g[7] = np.nan
+    assert s.unscale(g) is True

@@ -2,6 +2,8 @@
 // released) and tcemu.cvt (PTX cvt instructions with their register packing).
 #include <pybind11/stl.h>
 
+#include <cstring>
+
 #include "common.hpp"
 #include "tcemu/convert.hpp"
 #include "tcemu/ptx_cvt.hpp"
@@ -32,7 +34,8 @@ ConvertOptions resolve_options(const std::string& convention, Fmt from, Fmt to, 
 
 py::array convert_codes(const py::array& codes, const std::string& from_name, const std::string& to_name,
                         const std::optional<std::string>& round, bool satfinite, bool relu, bool ftz,
-                        const std::string& convention, const std::optional<py::array>& rbits) {
+                        const std::string& convention, const std::optional<py::array>& rbits,
+                        const std::optional<py::array>& out_arg) {
   const Fmt from = format_of(from_name, "src"), to = format_of(to_name, "dst");
   const ConvertOptions opt = resolve_options(convention, from, to, round, satfinite, relu, ftz);
   if (static_cast<size_t>(codes.itemsize()) != container_bytes(from))
@@ -45,11 +48,18 @@ py::array convert_codes(const py::array& codes, const std::string& from_name, co
   if (rbits && count(*rbits) != n) throw py::value_error("rbits: must have the shape of codes");
   std::vector<py::ssize_t> shape(codes.shape(), codes.shape() + codes.ndim());
   py::array out;
-  switch (container_bytes(to)) {
-    case 1: out = py::array_t<uint8_t>(shape); break;
-    case 2: out = py::array_t<uint16_t>(shape); break;
-    case 4: out = py::array_t<uint32_t>(shape); break;
-    default: out = py::array_t<uint64_t>(shape); break;
+  if (out_arg) {
+    // Checked by tcemu.convert (dtype, shape, C order, writeable); the size is checked here too.
+    if (count(*out_arg) != n || static_cast<size_t>(out_arg->itemsize()) != container_bytes(to))
+      throw py::value_error("out: must have the shape of codes and the destination's container dtype");
+    out = *out_arg;
+  } else {
+    switch (container_bytes(to)) {
+      case 1: out = py::array_t<uint8_t>(shape); break;
+      case 2: out = py::array_t<uint16_t>(shape); break;
+      case 4: out = py::array_t<uint32_t>(shape); break;
+      default: out = py::array_t<uint64_t>(shape); break;
+    }
   }
   const void* src = codes.data();
   void* dst = out.mutable_data();
@@ -74,7 +84,10 @@ py::array convert_codes(const py::array& codes, const std::string& from_name, co
       throw py::value_error("codes: element " + std::to_string(bad) + " (0x" + to_hex(from, in[static_cast<size_t>(bad)]) +
                             "): convention '" + (convention.empty() ? std::string("generic") : convention) +
                             "' defines no result for this input in " + std::string(info(to).name));
-    return narrow(res, static_cast<int>(container_bytes(to)), shape);
+    py::array r = narrow(res, static_cast<int>(container_bytes(to)), shape);
+    if (!out_arg) return r;
+    std::memcpy(out.mutable_data(), r.data(), n * container_bytes(to));
+    return out;
   }
   const Converter conv(from, to, opt);
   {
@@ -125,7 +138,8 @@ py::array cvt_eval(const std::string& spelling, const py::array_t<uint64_t>& reg
 
 void init_convert(py::module_& m) {
   m.def("convert_codes", &convert_codes, py::arg("codes"), py::arg("src"), py::arg("dst"), py::arg("round"),
-        py::arg("satfinite"), py::arg("relu"), py::arg("ftz"), py::arg("convention"), py::arg("rbits"));
+        py::arg("satfinite"), py::arg("relu"), py::arg("ftz"), py::arg("convention"), py::arg("rbits"),
+        py::arg("out") = py::none());
   m.def("container_bytes", [](const std::string& f) { return container_bytes(format_of(f, "fmt")); });
   m.def("conventions", [] {
     py::list l;

@@ -18,25 +18,43 @@ def _opts(round, satfinite, relu, ftz, convention):
     return round, bool(satfinite), bool(relu), bool(ftz), convention or ""
 
 
-def _run(c, src, dst, round, satfinite, relu, ftz, convention, rbits, was_scalar):
+def _check_out(out, c, dst):
+    if out is None:
+        return None
+    want = np.dtype({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[_tcemu.container_bytes(dst)])
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out: a NumPy array is required, got {type(out).__name__}")
+    if out.dtype != want:
+        raise TypeError(f"out: dtype {out.dtype}; {dst} codes are {want}")
+    if out.shape != c.shape:
+        raise ValueError(f"out: shape {out.shape}; the codes are {c.shape}")
+    if not out.flags.c_contiguous or not out.flags.writeable:
+        raise ValueError("out: must be a writeable C-contiguous array")
+    return out
+
+
+def _run(c, src, dst, round, satfinite, relu, ftz, convention, rbits, was_scalar, out=None):
     rb = None if rbits is None else uint32_array(rbits, "rbits", c.shape if np.ndim(rbits) else None)
     if rb is not None and rb.shape != c.shape:
         rb = np.ascontiguousarray(np.broadcast_to(rb, c.shape))
-    out = _tcemu.convert_codes(c, src, dst, round, satfinite, relu, ftz, convention, rb)
-    return scalar_result(was_scalar, out)
+    res = _tcemu.convert_codes(c, src, dst, round, satfinite, relu, ftz, convention, rb, _check_out(out, c, dst))
+    return scalar_result(was_scalar and out is None, res)
 
 
-def convert(codes_in, src, dst, *, round=None, satfinite=False, relu=False, ftz=False, convention=None, rbits=None):
+def convert(codes_in, src, dst, *, round=None, satfinite=False, relu=False, ftz=False, convention=None, rbits=None,
+            out=None):
     """Converts codes of format `src` into codes of `dst` (an array of the same shape, uint8 /
     uint16 / uint32 / uint64 by the destination's width; an int for a scalar input).
 
     round: rn (default), rna, rz, rd, ru or rs (stochastic: `rbits`, one uint32 per element).
     convention: a named convention (tcemu.conventions()); unset options keep its values, and
-    options it does not allow raise ValueError (as `tcemu convert --convention`)."""
+    options it does not allow raise ValueError (as `tcemu convert --convention`).
+    out: an array to write the result into (the shape of codes, the destination's dtype,
+    C-contiguous), returned; saves allocating one per call on large arrays."""
     src, dst = format_name(src, "src"), format_name(dst, "dst")
     opts = _opts(round, satfinite, relu, ftz, convention)
     c = codes(codes_in, src, "codes")
-    return _run(c, src, dst, *opts, rbits, np.ndim(codes_in) == 0 and not hasattr(codes_in, "shape"))
+    return _run(c, src, dst, *opts, rbits, np.ndim(codes_in) == 0 and not hasattr(codes_in, "shape"), out)
 
 
 def encode(values, fmt, *, round=None, satfinite=False, relu=False, ftz=False, convention=None, rbits=None):

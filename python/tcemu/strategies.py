@@ -27,8 +27,7 @@ def _neighbours(fmt, code):
     step = 1 << f.man_shift
     out = [code]
     for c in (code - step, code + step):
-        if 0 <= c <= f.code_mask and _tcemu.first_invalid(fmt, np.array([c], np.uint64 if f.container_bytes == 8 else
-                                                                         f.dtype)) < 0:
+        if 0 <= c <= f.code_mask and _tcemu.first_invalid(fmt, np.array([c], f.dtype)) < 0:
             out.append(c)
     return out
 

@@ -257,3 +257,17 @@ def test_torch_tensors_when_importable():
         assert np.array_equal(tcemu.decode(f8, "e4m3"), [1.0, -2.0])
         with pytest.raises(TypeError, match=r"^codes: a e4m3 tensor given where e5m2 codes"):
             tcemu.decode(f8, "e5m2")
+
+
+def test_convert_out():
+    x = np.arange(256, dtype=np.uint8).reshape(16, 16)
+    buf = np.zeros((16, 16), np.uint32)
+    r = tcemu.convert(x, "e4m3", "f32", out=buf)
+    assert r is buf
+    assert np.array_equal(buf, tcemu.convert(x, "e4m3", "f32"))
+    with pytest.raises(TypeError, match=r"^out: dtype uint16; f32 codes are uint32"):
+        tcemu.convert(x, "e4m3", "f32", out=np.zeros((16, 16), np.uint16))
+    with pytest.raises(ValueError, match=r"^out: shape \(256,\); the codes are \(16, 16\)"):
+        tcemu.convert(x, "e4m3", "f32", out=np.zeros(256, np.uint32))
+    with pytest.raises(ValueError, match=r"^out: must be a writeable C-contiguous"):
+        tcemu.convert(x, "e4m3", "f32", out=np.zeros((16, 16), np.uint32, order="F"))

@@ -2,6 +2,8 @@
 // MMA / single dot products through an instruction (tcemu.mma, tcemu.dot) with the GIL released.
 #include <pybind11/stl.h>
 
+#include <utility>
+
 #include "common.hpp"
 #include "tcemu/catalog.hpp"
 #include "tcemu/mma.hpp"
@@ -28,6 +30,86 @@ const InstrEntry& lookup(const std::string& arch, const std::string& instr, cons
   return *l.entry;
 }
 
+constexpr std::pair<const char*, DatapathKind> kKinds[] = {
+    {"t_fdpa", DatapathKind::t_fdpa}, {"st_fdpa", DatapathKind::st_fdpa}, {"gst_fdpa", DatapathKind::gst_fdpa},
+    {"integer", DatapathKind::integer}};
+constexpr std::pair<const char*, CEntry> kCEntries[] = {
+    {"fused", CEntry::fused}, {"rne_f32_after", CEntry::rne_f32_after},
+    {"rne_after_instruction", CEntry::rne_after_instruction}};
+
+template <class T, size_t N>
+const char* name_of(const std::pair<const char*, T> (&table)[N], T v) {
+  for (const auto& [n, x] : table)
+    if (x == v) return n;
+  return "?";
+}
+
+template <class T, size_t N>
+T value_of(const std::pair<const char*, T> (&table)[N], const std::string& s, const char* arg) {
+  std::string names;
+  for (const auto& [n, x] : table) {
+    if (s == n) return x;
+    names += (names.empty() ? "" : ", ") + std::string(n);
+  }
+  throw py::value_error(std::string(arg) + ": unknown value '" + s + "' (one of " + names + ")");
+}
+
+// DatapathParams as a dict (the fields of datapath.hpp) and back.
+py::dict params_dict(const DatapathParams& p) {
+  py::dict d;
+  d["kind"] = name_of(kKinds, p.kind);
+  d["L"] = p.L;
+  d["F"] = p.F;
+  d["e_zero"] = p.e_zero;
+  d["rounding"] = std::string(to_string(p.rounding));
+  d["c_entry"] = name_of(kCEntries, p.c_entry);
+  d["group"] = p.group;
+  d["satfinite"] = p.satfinite;
+  d["widen_to_f16"] = p.widen_to_f16;
+  d["kpair_halves"] = p.kpair_halves;
+  d["positive_zero"] = p.positive_zero;
+  return d;
+}
+
+DatapathParams params_from(const py::dict& d) {
+  DatapathParams p;
+  for (auto item : d) {
+    const std::string k = py::str(item.first);
+    const py::handle v = item.second;
+    const std::string arg = "params." + k;
+    auto as_int = [&] {
+      if (!py::isinstance<py::int_>(v) || py::isinstance<py::bool_>(v)) throw py::type_error(arg + ": an int is required");
+      return v.cast<int>();
+    };
+    auto as_bool = [&] {
+      if (!py::isinstance<py::bool_>(v)) throw py::type_error(arg + ": True or False is required");
+      return v.cast<bool>();
+    };
+    auto as_str = [&] {
+      if (!py::isinstance<py::str>(v)) throw py::type_error(arg + ": a name (str) is required");
+      return v.cast<std::string>();
+    };
+    if (k == "kind") p.kind = value_of(kKinds, as_str(), arg.c_str());
+    else if (k == "L") p.L = as_int();
+    else if (k == "F") p.F = as_int();
+    else if (k == "e_zero") p.e_zero = as_int();
+    else if (k == "rounding") {
+      auto r = parse_output_rounding(as_str());
+      if (!r) throw py::value_error(arg + ": unknown rounding (rz_f32, rne_f16, rz_e8m13)");
+      p.rounding = *r;
+    } else if (k == "c_entry") p.c_entry = value_of(kCEntries, as_str(), arg.c_str());
+    else if (k == "group") p.group = as_int();
+    else if (k == "satfinite") p.satfinite = as_bool();
+    else if (k == "widen_to_f16") p.widen_to_f16 = as_bool();
+    else if (k == "kpair_halves") p.kpair_halves = as_bool();
+    else if (k == "positive_zero") p.positive_zero = as_bool();
+    else
+      throw py::value_error("params: unknown key '" + k +
+                            "' (kind, L, F, e_zero, rounding, c_entry, group, satfinite, widen_to_f16, kpair_halves, positive_zero)");
+  }
+  return p;
+}
+
 py::dict entry_dict(const InstrEntry& e) {
   py::dict d;
   d["arch"] = e.arch;
@@ -40,6 +122,7 @@ py::dict entry_dict(const InstrEntry& e) {
   d["btype"] = std::string(info(e.btype).name);
   d["dtype"] = std::string(to_string(e.dtype));
   d["datapath"] = describe(e.params);
+  d["params"] = params_dict(e.params);
   d["scale_type"] = e.scale_type ? py::object(py::str(std::string(info(*e.scale_type).name))) : py::object(py::none());
   d["scale_block"] = e.scale_block;
   d["scale_vec"] = e.scale_vec;
@@ -107,6 +190,54 @@ py::array mma_codes(const std::string& arch, const std::string& instr, const std
   return to_acc_array(e, r.D, {static_cast<py::ssize_t>(M), static_cast<py::ssize_t>(N)});
 }
 
+py::array mma_params_codes(const py::dict& params, const std::string& atype_name, const std::string& btype_name,
+                           const std::optional<std::string>& stype_name, int scale_block, int instr_k,
+                           const py::array& a, const py::array& b, const std::optional<py::array>& c,
+                           const std::optional<py::array>& sa, const std::optional<py::array>& sb, int M, int N, int K,
+                           int promote_every, bool negate_a, bool negate_b, bool scale_d, int scale_input_d) {
+  const DatapathParams p = params_from(params);
+  const Fmt at = format_of(atype_name, "atype"), bt = format_of(btype_name, "btype");
+  std::optional<Fmt> st;
+  if (stype_name) st = format_of(*stype_name, "stype");
+  const std::string err = validate(p, at, bt, st);
+  if (!err.empty()) throw py::value_error("params: " + err);
+  std::vector<uint64_t> A = widen(a), B = widen(b), C, SA, SB;
+  if (c) C = widen(*c);
+  else C.assign(static_cast<size_t>(M) * static_cast<size_t>(N), 0);
+  if (sa) SA = widen(*sa);
+  if (sb) SB = widen(*sb);
+  MmaProblem prob;
+  prob.M = M;
+  prob.N = N;
+  prob.K = K;
+  prob.atype = at;
+  prob.btype = bt;
+  prob.A = A;
+  prob.B = B;
+  prob.C = C;
+  if (st) {
+    prob.scale_type = st;
+    prob.scale_block = scale_block;
+    prob.sa = SA;
+    prob.sb = SB;
+  }
+  const MmaOptions o = make_options(promote_every, negate_a, negate_b, scale_d, scale_input_d);
+  MmaResult r;
+  {
+    py::gil_scoped_release nogil;
+    r = mma_params(p, prob, instr_k, o);
+  }
+  if (!r.error.empty()) throw py::value_error(r.error);
+  const std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(M), static_cast<py::ssize_t>(N)};
+  if (p.kind == DatapathKind::integer) {
+    py::array_t<int32_t> out(shape);
+    int32_t* q = out.mutable_data();
+    for (size_t i = 0; i < r.D.size(); ++i) q[i] = static_cast<int32_t>(static_cast<uint32_t>(r.D[i]));
+    return out;
+  }
+  return narrow(r.D, output_format(p.rounding) == Fmt::f16 ? 2 : 4, shape);
+}
+
 py::object dot_code(const std::string& arch, const std::string& instr, const std::optional<std::string>& atype,
                     const std::optional<std::string>& btype, const std::optional<std::string>& dtype,
                     const std::optional<std::string>& stype, const py::array& a, const py::array& b, uint64_t c,
@@ -144,6 +275,8 @@ void init_mma(py::module_& m) {
         py::arg("stype"), py::arg("a"), py::arg("b"), py::arg("c"), py::arg("sa"), py::arg("sb"), py::arg("M"), py::arg("N"),
         py::arg("K"), py::arg("promote_every"), py::arg("negate_a"), py::arg("negate_b"), py::arg("scale_d"),
         py::arg("scale_input_d"));
+  m.def("mma_params_codes", &mma_params_codes);
+  m.def("default_params", [] { return params_dict(DatapathParams{}); });
   m.def("dot_code", &dot_code, py::arg("arch"), py::arg("instr"), py::arg("atype"), py::arg("btype"), py::arg("dtype"),
         py::arg("stype"), py::arg("a"), py::arg("b"), py::arg("c"), py::arg("sa"), py::arg("sb"),
         py::arg("promote_every"), py::arg("negate_a"), py::arg("negate_b"), py::arg("scale_d"), py::arg("scale_input_d"));

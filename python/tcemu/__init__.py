@@ -13,7 +13,7 @@ from ._arrays import as_array, codes as _codes, format_name as _format_name, sca
 from ._arrays import to_container as _to_container, uint32_array as _uint32
 from ._convert import convert, cvt, decode, encode, conventions, cvt_instructions
 from ._formats import Format, formats
-from ._mma import dot, instructions, mma
+from ._mma import dot, instructions, mma, mma_params
 from ._quant import GradScaler, LossScaler, MegatronScaler, Quantized, dequantize, quantize, recipes
 from . import golden
 from .golden import compare
@@ -23,6 +23,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "convert", "encode", "decode", "cvt", "conventions", "cvt_instructions", "formats", "Format",
-    "mma", "dot", "instructions", "quantize", "dequantize", "Quantized", "recipes", "GradScaler",
+    "mma", "mma_params", "dot", "instructions", "quantize", "dequantize", "Quantized", "recipes", "GradScaler",
     "LossScaler", "MegatronScaler", "golden", "compare", "testing",
 ]

@@ -6,7 +6,7 @@ import difflib
 import numpy as np
 
 from . import _tcemu
-from ._arrays import as_array, codes, to_container
+from ._arrays import as_array, codes, format_name, to_container
 
 _ACC_FORMAT = {"f32": "f32", "f16": "f16"}
 
@@ -119,6 +119,54 @@ def mma(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype=
     return _tcemu.mma_codes(arch, instr, atype, btype, dtype, stype, A, B, C, SA, SB, M, N, K, pe,
                             _bool_flag(negate_a, "negate_a"), _bool_flag(negate_b, "negate_b"),
                             _bool_flag(scale_d, "scale_d"), sid)
+
+
+def mma_params(a, b, c=None, *, params, atype, btype, instr_k=None, stype=None, scale_block=0, scale_a=None,
+               scale_b=None, promote_every=0, negate_a=False, negate_b=False, scale_d=True, scale_input_d=None):
+    """D = A*B + C through explicit datapath parameters (the C++ mma_params): `params` is a dict
+    with the fields of tcemu::DatapathParams (kind t_fdpa / st_fdpa / gst_fdpa / integer, L, F,
+    e_zero, rounding rz_f32 / rne_f16 / rz_e8m13, c_entry fused / rne_f32_after /
+    rne_after_instruction, group, satfinite, widen_to_f16, kpair_halves, positive_zero; missing
+    keys keep the defaults), as instructions() rows give them under "params". K is consumed in
+    instructions of instr_k terms (default: params L). Block-scaled kinds take stype, scale_block
+    and the scales as mma()."""
+    if not isinstance(params, dict):
+        raise TypeError(f"params: a dict of datapath parameters is required, got {type(params).__name__}")
+    at, bt = format_name(atype, "atype"), format_name(btype, "btype")
+    A = codes(a, at, "a", tf32_low_bits=True)
+    B = codes(b, bt, "b", tf32_low_bits=True)
+    if A.ndim != 2 or B.ndim != 2:
+        raise ValueError(f"{'a' if A.ndim != 2 else 'b'}: A (M x K) and B (K x N) are matrices")
+    M, K = A.shape
+    if B.shape[0] != K:
+        raise ValueError(f"b: shape {B.shape}; a is {A.shape}, so B must have K = {K} rows")
+    N = B.shape[1]
+    kind = params.get("kind", "t_fdpa")
+    acc = {"rne_f16": "f16"}.get(params.get("rounding", "rz_f32"), "f32")
+    e = {"dtype": "s32" if kind == "integer" else acc, "ptx": "the datapath", "scale_type": stype,
+         "scale_block": scale_block}
+    C = None
+    if c is not None:
+        C = _acc_codes(c, e, "c")
+        if C.shape != (M, N):
+            raise ValueError(f"c: shape {C.shape}; C is M x N = {(M, N)}")
+    SA = SB = None
+    if stype is not None:
+        stype = format_name(stype, "stype")
+        e["scale_type"] = stype
+        if _int_flag(scale_block, "scale_block", 1) and K % scale_block:
+            raise ValueError(f"scale_block: K = {K} is not a multiple of {scale_block}")
+        if scale_a is None or scale_b is None:
+            raise ValueError(f"{'scale_a' if scale_a is None else 'scale_b'}: stype {stype}: scales are required")
+        kb = K // scale_block
+        SA = _scales(scale_a, e, "scale_a", (M, kb))
+        SB = np.ascontiguousarray(_scales(scale_b, e, "scale_b", (kb, N)).T)
+    ik = params.get("L", 16) if instr_k is None else _int_flag(instr_k, "instr_k", 1)
+    pe = _int_flag(promote_every, "promote_every", 0)
+    sid = -1 if scale_input_d is None else _int_flag(scale_input_d, "scale_input_d", 0, 15)
+    return _tcemu.mma_params_codes(params, at, bt, stype, int(scale_block), int(ik), A, B, C, SA, SB, M, N, K, pe,
+                                   _bool_flag(negate_a, "negate_a"), _bool_flag(negate_b, "negate_b"),
+                                   _bool_flag(scale_d, "scale_d"), sid)
 
 
 def dot(a, b, c=0, *, arch, instr, atype=None, btype=None, dtype=None, stype=None, scale_a=None, scale_b=None,

@@ -271,3 +271,17 @@ def test_convert_out():
         tcemu.convert(x, "e4m3", "f32", out=np.zeros(256, np.uint32))
     with pytest.raises(ValueError, match=r"^out: must be a writeable C-contiguous"):
         tcemu.convert(x, "e4m3", "f32", out=np.zeros((16, 16), np.uint32, order="F"))
+
+
+def test_mma_params_errors():
+    a, b = e4m3_codes((2, 32)), e4m3_codes((32, 2))
+    with pytest.raises(ValueError, match=r"^params: unknown key 'Q'"):
+        tcemu.mma_params(a, b, params={"Q": 1}, atype="e4m3", btype="e4m3")
+    with pytest.raises(ValueError, match=r"^params.kind: unknown value 'x' \(one of t_fdpa"):
+        tcemu.mma_params(a, b, params={"kind": "x"}, atype="e4m3", btype="e4m3")
+    with pytest.raises(TypeError, match=r"^params.L: an int is required"):
+        tcemu.mma_params(a, b, params={"L": "16"}, atype="e4m3", btype="e4m3")
+    with pytest.raises(ValueError, match=r"^params: "):
+        tcemu.mma_params(a, b, params={"F": -5}, atype="e4m3", btype="e4m3")
+    with pytest.raises(TypeError, match=r"^params: a dict"):
+        tcemu.mma_params(a, b, params=None, atype="e4m3", btype="e4m3")

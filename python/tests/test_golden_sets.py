@@ -115,3 +115,33 @@ def test_ptx_cvt_json():
         assert np.array_equal(np.asarray(d, dtype=np.uint64).reshape(-1), exp.reshape(-1)), c["name"]
         n += 1
     assert n == len(tcemu.cvt_instructions())
+
+
+def test_mma_params_with_each_entrys_parameters(cases_by_name):
+    """tcemu.mma_params with the datapath parameters instructions() reports for an entry (and
+    its K per instruction) gives the golden D of the entry's cases: the parameters as data are
+    the ones the catalog evaluates with."""
+    rows = {}
+    for r in tcemu.instructions():
+        rows.setdefault((r["arch"], r["ptx"], r["atype"], r["btype"], r["dtype"], r["scale_type"]), r)
+    checked = 0
+    for e in _index():
+        key = (e["arch"], e["ptx"], e["atype"], e["btype"], e["dtype"], e.get("stype"))
+        r = rows.get(key)
+        if r is None:  # entries whose scale type the index leaves out: the first of the spelling
+            r = next(v for k, v in rows.items() if k[:5] == key[:5])
+        c = cases_by_name[e["cases"][0]]
+        ops = c["operands"]
+        o = c.get("options", {})
+        kw = {}
+        if "scale_A" in ops:
+            kw = {"stype": r["scale_type"], "scale_block": r["scale_block"], "scale_a": raw_array(ops["scale_A"]),
+                  "scale_b": raw_array(ops["scale_B"]).T}
+        d = tcemu.mma_params(raw_array(ops["A"]), raw_array(ops["B"]), raw_array(ops["C"]) if "C" in ops else None,
+                             params=r["params"], atype=r["atype"], btype=r["btype"], instr_k=r["K"],
+                             promote_every=o.get("promote_every", 0), negate_a=o.get("negate_a", False),
+                             negate_b=o.get("negate_b", False), scale_d=o.get("scale_d", True),
+                             scale_input_d=None if o.get("scale_input_d", -1) < 0 else o["scale_input_d"], **kw)
+        assert np.array_equal(_bits(d), raw_array(c["expected"]["D"])), f"{e['arch']} {e['ptx']} params {r['params']}"
+        checked += 1
+    assert checked == len(_index())

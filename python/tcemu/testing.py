@@ -111,3 +111,11 @@ def assert_bitexact(actual, expected, fmt=None, *, nans_equal=False, max_listed=
         except (ValueError, TypeError) as err:  # the report is an extra; the mismatch stands
             lines.append(f"(no diagnosis: {err})")
     raise AssertionError("\n".join(lines))
+
+
+def __getattr__(name):
+    # tcemu.testing.strategies is tcemu.strategies (imported on first use: it needs Hypothesis).
+    if name == "strategies":
+        from . import strategies
+        return strategies
+    raise AttributeError(f"module 'tcemu.testing' has no attribute '{name}'")

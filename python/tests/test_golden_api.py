@@ -139,3 +139,20 @@ def test_compare_errors():
         tcemu.compare(case, np.zeros((3, 3), case.expected.dtype))
     with pytest.raises(TypeError, match=r"^case:"):
         tcemu.compare(case.expected, case.expected)
+
+
+def test_generate_quantize_equals_cli(cli, tmp_path):
+    name = tcemu.recipes()[0]["name"]
+    c = tcemu.golden.generate(recipe=name, rows=4, cols=64, dist="normal", seed=3)
+    r = _cli_case(cli, str(tmp_path), ["--recipe", name, "--rows", "4", "--cols", "64", "--dist", "normal",
+                                       "--seed", "3"])
+    assert c.op == "quantize" and c.name == r["name"]
+    assert np.array_equal(c.operands["x"].astype(np.uint64), raw_array(r["operands"]["x"]))
+    assert np.array_equal(c.expected.astype(np.uint64), raw_array(r["expected"]["codes"]))
+    assert np.array_equal(c.extra_expected["scales"].astype(np.uint64), raw_array(r["expected"]["scales"]))
+    # The case's report against its own codes is identical; one changed code is found.
+    assert tcemu.compare(c, c.expected).identical
+    bad = c.expected.copy()
+    bad[2, 5] ^= 1
+    rep = tcemu.compare(c, bad)
+    assert rep.mismatch_count == 1 and (rep.mismatches[0].row, rep.mismatches[0].col) == (2, 5)

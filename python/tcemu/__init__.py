@@ -6,15 +6,11 @@ arrays are accepted where their format is meant. torch CPU tensors are accepted 
 array is (float8 and bfloat16 tensors as their bits). docs/python.md walks through it.
 """
 
-import numpy as np
-
-from . import _tcemu
-from ._arrays import as_array, codes as _codes, format_name as _format_name, scalar_result as _scalar
-from ._arrays import to_container as _to_container, uint32_array as _uint32
+from . import _tcemu  # noqa: F401  (the extension module, tcemu._tcemu)
 from ._convert import convert, cvt, decode, encode, conventions, cvt_instructions
 from ._formats import Format, formats
 from ._mma import dot, instructions, mma, mma_params
-from ._quant import GradScaler, LossScaler, MegatronScaler, Quantized, dequantize, quantize, recipes
+from ._quant import GradScaler, LossScaler, MegatronScaler, Quantized, dequantize, quantize, recipe_options, recipes
 from . import golden
 from .golden import compare
 from . import testing
@@ -23,6 +19,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "convert", "encode", "decode", "cvt", "conventions", "cvt_instructions", "formats", "Format",
-    "mma", "mma_params", "dot", "instructions", "quantize", "dequantize", "Quantized", "recipes", "GradScaler",
+    "mma", "mma_params", "dot", "instructions", "quantize", "dequantize", "Quantized", "recipes", "recipe_options", "GradScaler",
     "LossScaler", "MegatronScaler", "golden", "compare", "testing",
 ]

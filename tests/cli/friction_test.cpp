@@ -189,3 +189,30 @@ TEST(Friction, UnknownInstructionSuggestsSpellings) {
 }
 
 }  // namespace
+
+namespace {
+
+// Runs tcemu with `input` on stdin.
+CliRun tcemu_in(const std::string& args, const std::string& input) {
+  const std::string d = tmpdir();
+  std::ofstream(d + "/stdin") << input;
+  const std::string cmd = std::string(TCEMU_CLI) + " " + args + " < " + d + "/stdin > " + d + "/stdout 2> " + d + "/stderr";
+  const int rc = std::system(cmd.c_str());
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(d + "/stdout"), slurp(d + "/stderr")};
+}
+
+TEST(Friction, DotTakesTf32AsTheTensorCoreDoes) {
+  // The tensor core reads tf32 from an f32 container and ignores its low 13 bits: operands
+  // with those bits set give the same D as with them cleared (1*1 + 2*1 = 3, 0x40400000).
+  const std::string ptx = "dot --arch sm_80 --ptx mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32";
+  const CliRun set = tcemu_in(ptx, "3f801fff 40000001 | 3f800000 3f801000 | 00000000\n");
+  const CliRun clear = tcemu_in(ptx, "3f800000 40000000 | 3f800000 3f800000 | 00000000\n");
+  EXPECT_EQ(set.rc, 0) << set.err;
+  EXPECT_EQ(set.out, "40400000\n");
+  EXPECT_EQ(clear.out, set.out);
+  const CliRun strict = tcemu_in(ptx + " --strict-tf32", "3f801fff | 3f800000 | 00000000\n");
+  EXPECT_EQ(strict.rc, 2);
+  EXPECT_NE(strict.err.find("line 1: 0x3f801fff is not a tf32 code"), std::string::npos) << strict.err;
+}
+
+}  // namespace

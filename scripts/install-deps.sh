@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tcemu needs to build and test. Idempotent; works as root or
 # through sudo. The CUDA toolkit is optional (the CUDA backend builds only where nvcc is).
+# OpenMP: g++ brings libgomp; libomp-dev is the runtime for builds with clang.
 set -euo pipefail
 pkgs=(cmake g++ make libboost-dev libgtest-dev googletest librapidcheck-dev nlohmann-json3-dev
-      libcli11-dev libbenchmark-dev)
+      libcli11-dev libbenchmark-dev libomp-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tcemu needs to build and test. Idempotent; works as root or
 # through sudo. The CUDA toolkit is optional (the CUDA backend builds only where nvcc is).
+# OpenMP: g++ brings libgomp; libomp-dev is the runtime for builds with clang.
 set -euo pipefail
 pkgs=(cmake g++ make libboost-dev libgtest-dev googletest librapidcheck-dev nlohmann-json3-dev
-      libcli11-dev libbenchmark-dev
+      libcli11-dev libbenchmark-dev libomp-dev
       # The Python package (python/) and its tests, for Debian's /usr/bin/python3.
       pybind11-dev python3-dev python3-numpy python3-pytest python3-hypothesis python3-setuptools)
 missing=()

@@ -320,6 +320,7 @@ CompareReport compare(const Case& c, const Array& act, const CompareOptions& opt
   size_t stride = 1;
   auto record = [&](size_t row, size_t col, uint64_t e, uint64_t a) {
     if (equal(r.type, e, a, opt.nans_equal)) return;
+    if (equal(r.type, e, a, true)) ++r.nan_payload;  // both NaN: only payload or sign differ
     if (r.mismatches % stride == 0) {
       bad_sample.push_back({row, col});
       if (bad_sample.size() >= 2 * budget) {
@@ -429,6 +430,10 @@ CompareReport compare(const Case& c, const Array& act, const CompareOptions& opt
       v += "No alternative model explains the output better than the case's own model (" + own_share +
            " sampled elements); the differences look like wrong inputs, a layout problem or a broken kernel.";
   }
+  if (r.nan_payload)
+    v += " " + std::string(r.nan_payload == r.mismatches ? "All" : std::to_string(r.nan_payload) + " of the") + " " +
+         std::to_string(r.mismatches) + " differences are NaN in both, differing only in payload or sign (e.g. NumPy's "
+         "0x7fc00000 against the file's canonical NaN): --nans-equal treats any NaN as equal.";
   r.verdict = v;
   return r;
 }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <set>
 
+#include "tcemu/catalog_suggest.hpp"
 #include "tcemu_golden/golden.hpp"
 #include "tcemu_golden/instr_tile.hpp"
 #include "tcemu_golden/npy.hpp"
@@ -66,6 +67,9 @@ std::optional<Fmt> opt_format(const json& obj, const std::string& key, const std
   return need_format(obj, key, where);
 }
 
+constexpr int64_t kMaxDim = int64_t{1} << 31;
+constexpr size_t kMaxElements = size_t{1} << 40;
+
 int hex_value(char ch) {
   if (ch >= '0' && ch <= '9') return ch - '0';
   if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
@@ -86,7 +90,8 @@ Array read_array(const json& j, const std::string& where, const std::string& dir
   if (!shape.is_array() || shape.empty() || shape.size() > 2) fail(where + ".shape", "must be [n] or [rows, cols]");
   for (size_t i = 0; i < shape.size(); ++i) {
     const int64_t v = get_int(shape[i], where + ".shape[" + std::to_string(i) + "]");
-    if (v < 1) fail(where + ".shape[" + std::to_string(i) + "]", "must be positive");
+    if (v < 1 || v > kMaxDim)
+      fail(where + ".shape[" + std::to_string(i) + "]", std::to_string(v) + " is not a positive size of at most 2^31");
   }
   a.rows = shape[0].get<size_t>();
   a.is_vector = shape.size() == 1;
@@ -104,9 +109,14 @@ Array read_array(const json& j, const std::string& where, const std::string& dir
     if (ld < 0 || static_cast<size_t>(ld) < contiguous)
       fail(where + ".ld", std::to_string(ld) + " is smaller than the " + (a.col_major ? "rows" : "columns") + " (" +
                               std::to_string(contiguous) + ")");
+    if (ld > kMaxDim) fail(where + ".ld", std::to_string(ld) + " is larger than 2^31");
     a.ld = static_cast<size_t>(ld);
   }
+  // Both factors are at most 2^31, so the product cannot wrap; the cap keeps hex digits and
+  // bytes (x 16 at most) in range and refuses arrays no golden file holds.
   const size_t n = a.storage_count();
+  if (n > kMaxElements)
+    fail(where, "the shape and ld need " + std::to_string(n) + " elements in storage, more than 2^40");
   const size_t bytes = static_cast<size_t>(a.type.bytes);
   const bool has_hex = j.contains("hex"), has_npy = j.contains("npy");
   if (has_hex == has_npy) fail(where, "needs exactly one of \"hex\" and \"npy\"");
@@ -209,7 +219,7 @@ void read_mma(Case& c, const json& j, const std::string& w, const std::string& d
     if (!m.dtype) fail(wi + ".dtype", "must be f16, f32 or s32, not '" + d + "'");
   }
   InstrLookup lk = find_instruction(m.arch, m.ptx, m.atype, m.btype, m.dtype, m.stype);
-  if (!lk.entry) fail(wi, lk.error);
+  if (!lk.entry) fail(wi, lookup_error_with_suggestions(lk, m.arch, m.ptx));
   m.entry = lk.entry;
   const InstrEntry& e = *m.entry;
   InstrTile tile = default_tile(e);

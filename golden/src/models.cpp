@@ -260,7 +260,9 @@ void mma_models(const Case& c, std::vector<AltModel>& out) {
       vs.push_back({Fin::rz_f16, false});
     }
     const bool neg_a = opt.negate_a, neg_b = opt.negate_b;
-    for (auto [f, ca] : vs) {
+    for (const auto& variant : vs) {
+      const auto f = variant.first;  // not a structured binding: clang 14 (the fuzz build) cannot capture one
+      const bool ca = variant.second;
       const DatapathParams p = e.params;
       std::string name = "the case's datapath with " + fin_name(f) + (f == base ? "" : " instead of " + fin_name(base));
       if (ca != c_after) name = std::string("the case's datapath with C ") + (ca ? "added after by an f32 RNE add" : "fused into the sum");

@@ -64,7 +64,8 @@ std::string text_report(const CompareReport& r) {
     return o.str();
   }
   o << "mismatches: " << r.mismatches << " of " << r.total << " (" << pct(r.mismatches, r.total) << ")\n\n";
-  o << "first mismatches (row, col)   expected     actual       expected value      actual value        ulps\n";
+  if (!r.first.empty())  // --max-listed 0 lists none: no header either
+    o << "first mismatches (row, col)   expected     actual       expected value      actual value        ulps\n";
   char buf[256];
   for (const Mismatch& m : r.first) {
     std::snprintf(buf, sizeof buf, "  (%zu, %zu)%*s %-12s %-12s %-19s %-19s %s\n", m.row, m.col,
@@ -107,6 +108,7 @@ nlohmann::json json_report(const CompareReport& r) {
   j["mismatch_share"] = r.total ? static_cast<double>(r.mismatches) / static_cast<double>(r.total) : 0.0;
   j["identical"] = r.identical();
   j["nans_equal"] = r.nans_equal;
+  j["nan_payload_mismatches"] = r.nan_payload;
   j["tile"] = {r.tile_m, r.tile_n};
   json first = json::array();
   for (const Mismatch& m : r.first)
@@ -170,7 +172,8 @@ std::string html_report(const CompareReport& r) {
     o << "</ul>\n";
   }
   o << "<h2>Heat map of mismatches</h2>\n<p>Each cell covers " << g.cell_r << " x " << g.cell_c
-    << " elements; its colour is the share that differs (white none, red all).</p>\n";
+    << " elements; its colour is the share that differs on a square-root scale that starts at light red, so that a "
+       "single mismatching element shows (white none, light red a few, red all).</p>\n";
   o << "<canvas id=\"heatmap\" width=\"" << g.gc << "\" height=\"" << g.gr << "\" data-rows=\"" << g.gr << "\" data-cols=\""
     << g.gc << "\" data-rendered=\"false\" style=\"width:" << std::min<size_t>(768, std::max<size_t>(g.gc * 4, 64)) << "px\"></canvas>\n";
   o << "<script type=\"application/json\" id=\"heatmap-data\">{\"rows\":" << g.gr << ",\"cols\":" << g.gc
@@ -185,8 +188,8 @@ std::string html_report(const CompareReport& r) {
        "var d=JSON.parse(document.getElementById('heatmap-data').textContent);\n"
        "var cv=document.getElementById('heatmap');var ctx=cv.getContext('2d');\n"
        "var img=ctx.createImageData(d.cols,d.rows);var painted=0;\n"
-       "for(var i=0;i<d.share.length;i++){var s=d.share[i];var p=i*4;"
-       "img.data[p]=255;img.data[p+1]=Math.round(255*(1-s));img.data[p+2]=Math.round(255*(1-s));img.data[p+3]=255;"
+       "for(var i=0;i<d.share.length;i++){var s=d.share[i];var p=i*4;var t=s>0?0.3+0.7*Math.sqrt(s):0;"
+       "img.data[p]=255;img.data[p+1]=Math.round(255*(1-t));img.data[p+2]=Math.round(255*(1-t));img.data[p+3]=255;"
        "if(s>0)painted++;}\n"
        "ctx.putImageData(img,0,0);\n"
        "cv.style.height=(parseFloat(cv.style.width)*d.rows/d.cols)+'px';\n"

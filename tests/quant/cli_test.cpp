@@ -135,9 +135,12 @@ TEST(QuantCli, QuantizeCaseWithRandomBitsAndNpyArrays) {
   tcemu::io::write_npy(in, tcemu::io::make_npy("<f4", {8, 64}, bits));
   std::string text;
   ASSERT_EQ(run("quantize --recipe nvfp4 --round rs --seed 11 --offset 4 --npy-threshold 100 " + in + " -o " + out), 0);
-  EXPECT_TRUE(fs::exists(out + ".r.x.npy"));
-  EXPECT_TRUE(fs::exists(out + ".r.rbits.npy"));
+  // x is referenced (the input file), not copied; the random words get OUT.rbits.npy.
+  EXPECT_FALSE(fs::exists(out + ".r.x.npy"));
+  EXPECT_TRUE(fs::exists(out + ".rbits.npy"));
   const tcemu::golden::GoldenFile f = tcemu::golden::read_golden(out + ".json");
+  EXPECT_EQ(f.cases[0].operands.at("x").npy, "r.npy");
+  EXPECT_EQ(f.cases[0].operands.at("rbits").npy, "r.rbits.npy");
   EXPECT_EQ(f.cases[0].operands.at("rbits").cols, 16u);
   EXPECT_EQ(f.cases[0].provenance.fields.at("seed"), 11);
   EXPECT_EQ(f.cases[0].extra_expected.count("global"), 1u);

@@ -30,14 +30,19 @@ std::optional<uint64_t> parse_hex(std::string_view s) {
 uint64_t parse_code(Fmt f, std::string_view tok, const std::string& where) {
   auto v = parse_hex(tok);
   const FormatInfo& fi = info(f);
-  if (!v) throw InputError(where + ": '" + std::string(tok) + "' is not a hex code");
+  if (!v) throw InputError(where + ": '" + shown(tok) + "' is not a hex code");
   if ((*v & ~fi.code_mask()) != 0)
-    throw InputError(where + ": code 0x" + std::string(tok) + " is wider than " + std::string(fi.name) + " (" +
+    throw InputError(where + ": code 0x" + shown(tok) + " is wider than " + std::string(fi.name) + " (" +
                      std::to_string(fi.width) + " bits)");
   if (!is_valid_code(f, *v))
-    throw InputError(where + ": 0x" + std::string(tok) + " is not a " + std::string(fi.name) +
+    throw InputError(where + ": 0x" + shown(tok) + " is not a " + std::string(fi.name) +
                      " code (its low 13 bits must be zero)");
   return *v;
+}
+
+std::string shown(std::string_view tok) {
+  if (tok.size() <= 40) return std::string(tok);
+  return std::string(tok.substr(0, 32)) + "... (" + std::to_string(tok.size()) + " characters)";
 }
 
 std::vector<std::string_view> words(std::string_view line) {
@@ -57,22 +62,67 @@ std::optional<DecimalValue> parse_decimal(std::string_view s) {
   using boost::multiprecision::cpp_int;
   DecimalValue v;
   if (!s.empty() && (s[0] == '-' || s[0] == '+')) { v.sign = s[0] == '-'; s.remove_prefix(1); }
-  std::string low;
-  for (char c : s) low.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  if (low == "nan") { v.kind = DecimalValue::nan; return v; }
-  if (low == "inf" || low == "infinity") { v.kind = DecimalValue::inf; return v; }
-  // digits[.digits][e[+-]digits]
+  if (s.size() <= 8) {
+    std::string low;
+    for (char c : s) low.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    if (low == "nan") { v.kind = DecimalValue::nan; return v; }
+    if (low == "inf" || low == "infinity") { v.kind = DecimalValue::inf; return v; }
+  }
+  // digits[.digits][e[+-]digits]. At most kMaxDigits significant digits enter the integer n;
+  // later ones count only as zero or nonzero (sticky). Every boundary that rounding to a
+  // format of tcemu (f64 and narrower) can meet is m * 2^k with m < 2^65 and k >= -1100, whose
+  // decimal expansion has fewer than 800 significant digits; a value cut after 1200 digits
+  // lies between the same two such boundaries as the whole value, so the result is exact and
+  // the time linear in the length of the line. Digits are gathered 18 at a time.
+  constexpr long kMaxDigits = 1200;
   cpp_int n = 0;
-  long scale = 0;  // value = n * 10^scale
+  uint64_t chunk = 0;
+  int chunk_len = 0;
+  long sig_digits = 0;
+  bool tail = false;  // a nonzero digit beyond kMaxDigits
+  long scale = 0;     // value = n * 10^scale (+ the tail)
+  auto flush = [&] {
+    static constexpr uint64_t kPow10[19] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+                                            100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+                                            1000000000000ull, 10000000000000ull, 100000000000000ull,
+                                            1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+                                            1000000000000000000ull};
+    if (chunk_len) n = n * kPow10[chunk_len] + chunk;
+    chunk = 0;
+    chunk_len = 0;
+  };
+  // One digit; `fraction` when it lies after the point.
+  auto digit = [&](char c, bool fraction) {  // the scale (a long) moves by one per digit at most
+    const int d = c - '0';
+    if (sig_digits == 0 && d == 0) {  // a leading zero
+      if (fraction) --scale;
+    } else if (sig_digits < kMaxDigits) {
+      ++sig_digits;
+      chunk = chunk * 10 + static_cast<uint64_t>(d);
+      if (++chunk_len == 18) flush();
+      if (fraction) --scale;
+    } else {
+      tail = tail || d != 0;
+      if (!fraction) ++scale;
+    }
+    return true;
+  };
   size_t i = 0;
   bool any = false;
-  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) { n = n * 10 + (s[i] - '0'); ++i; any = true; }
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+    if (!digit(s[i], false)) return std::nullopt;
+    ++i;
+    any = true;
+  }
   if (i < s.size() && s[i] == '.') {
     ++i;
     while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
-      n = n * 10 + (s[i] - '0'); --scale; ++i; any = true;
+      if (!digit(s[i], true)) return std::nullopt;
+      ++i;
+      any = true;
     }
   }
+  flush();
   if (!any) return std::nullopt;
   if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
     ++i;
@@ -81,15 +131,24 @@ std::optional<DecimalValue> parse_decimal(std::string_view s) {
     long e = 0;
     bool edig = false;
     while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
-      e = e * 10 + (s[i] - '0'); ++i; edig = true;
-      if (e > 100000) return std::nullopt;
+      e = std::min(e * 10 + (s[i] - '0'), 100000000L);  // far beyond any format: saturate
+      ++i;
+      edig = true;
     }
     if (!edig) return std::nullopt;
     scale += eneg ? -e : e;
   }
   if (i != s.size()) return std::nullopt;
   if (n == 0) return v;
-  if (scale < -100000 || scale > 100000) return std::nullopt;
+  // n has sig_digits digits: the value lies in [10^(sig_digits-1+scale), 10^(sig_digits+scale)).
+  // Beyond 10^400 every format overflows, below 10^-400 every one underflows (f64 spans
+  // 4.9e-324 to 1.8e308): stand-ins of the same side (2^+-1400, with sticky) round the same.
+  if (sig_digits - 1 + scale >= 400 || sig_digits + scale <= -400) {
+    v.sig = uint64_t{1} << 63;
+    v.exp = sig_digits + scale > 0 ? 1400 : -1400;
+    v.sticky = true;
+    return v;
+  }
   // Exact binary scaling to at least 64 significant bits, remainder into sticky.
   cpp_int num = n, den = 1;
   if (scale >= 0) num *= boost::multiprecision::pow(cpp_int(10), static_cast<unsigned>(scale));
@@ -100,7 +159,7 @@ std::optional<DecimalValue> parse_decimal(std::string_view s) {
   if (shift >= 0) divide_qr(cpp_int(num << shift), den, q, r);
   else divide_qr(num, cpp_int(den << -shift), q, r);
   int exp = static_cast<int>(-shift);
-  bool sticky = r != 0;
+  bool sticky = r != 0 || tail;
   while (msb(q) >= 64) { if (bit_test(q, 0)) sticky = true; q >>= 1; ++exp; }
   v.sig = static_cast<uint64_t>(q);
   v.exp = exp;

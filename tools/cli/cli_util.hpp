@@ -27,6 +27,9 @@ std::optional<uint64_t> parse_hex(std::string_view s);
 // `where` (e.g. "line 3") and the problem.
 uint64_t parse_code(Fmt f, std::string_view tok, const std::string& where);
 
+// A token quoted in an error message: at most 40 characters, longer ones cut with their length.
+std::string shown(std::string_view tok);
+
 // Splits on blanks.
 std::vector<std::string_view> words(std::string_view line);
 

@@ -26,11 +26,25 @@ struct Stats {
   std::string name;
   size_t saturate = 0, overflow = 0, underflow = 0, subnormal = 0;
   double signal = 0, noise = 0;
-  double sqnr_db() const { return noise == 0 ? INFINITY : 10.0 * std::log10(signal / noise); }
+  size_t lost = 0;  // finite inputs whose result is Inf or NaN: infinite noise
+  // "-inf" when a finite value was lost (infinite noise), "n/a" when there is no signal (an
+  // all-zero tensor), "inf" only for an exact result of a nonzero signal.
+  std::string sqnr() const {
+    if (lost) return "-inf";
+    if (signal == 0) return "n/a";
+    if (noise == 0) return "inf";
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(2) << 10.0 * std::log10(signal / noise);
+    return o.str();
+  }
 };
 
 void add_error(Stats& s, float x, float y) {
-  if (!std::isfinite(x) || !std::isfinite(y)) return;
+  if (!std::isfinite(x)) return;
+  if (!std::isfinite(y)) {
+    ++s.lost;
+    return;
+  }
   const double e = static_cast<double>(x) - static_cast<double>(y);
   s.signal += static_cast<double>(x) * x;
   s.noise += e * e;
@@ -79,8 +93,7 @@ Stats analyze_recipe(const QuantInput& in, const Recipe& r) {
 
 void print_row(const Stats& s) {
   std::cout << std::left << std::setw(18) << s.name << std::right << std::setw(10) << s.saturate << std::setw(10) << s.overflow
-            << std::setw(11) << s.underflow << std::setw(11) << s.subnormal << std::setw(11) << std::fixed
-            << std::setprecision(2) << s.sqnr_db() << "\n";
+            << std::setw(11) << s.underflow << std::setw(11) << s.subnormal << std::setw(11) << s.sqnr() << "\n";
 }
 
 // Histogram of floor(log2 |x|) with each format's normal (solid) and subnormal (light) range.
@@ -159,7 +172,13 @@ int run_analyze(const AnalyzeArgs& a) {
     print_row(analyze_recipe(in, r));
   }
   std::cout << "saturate: finite values clipped to +-MAX; overflow: finite values that become Inf/NaN"
-               " (plain formats: without satfinite); underflow: nonzero values that become 0\n";
+               " (plain formats: without satfinite); underflow: nonzero values that become 0\n"
+               "SQNR: -inf when a finite value becomes Inf/NaN, n/a for a tensor without signal (all zero)\n";
+  const size_t nonfinite = static_cast<size_t>(
+      std::count_if(in.values.begin(), in.values.end(), [](float v) { return !std::isfinite(v); }));
+  if (nonfinite)
+    std::cout << nonfinite << " input value" << (nonfinite == 1 ? " is" : "s are")
+              << " Inf or NaN: left out of the counts and the SQNR, but they enter the recipes' block amax\n";
   if (!a.svg.empty()) {
     write_svg(a.svg, in.values, fmts);
     std::cout << "histogram written to " << a.svg << "\n";

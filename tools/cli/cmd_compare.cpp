@@ -1,6 +1,7 @@
 // tcemu compare EXPECTED.json ACTUAL: bit-by-bit comparison of a kernel's output with a golden
 // case, and a report that says where and why it differs (docs/golden.md, docs/workflow.md).
 // Exit status: 0 identical, 1 different, 2 bad input.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -29,21 +30,43 @@ void write_file(const std::string& path, const std::string& text) {
   out << text;
 }
 
+// The case --case names: its name, its name as the .npy files spell it (characters other
+// than letters, digits, '-' and '_' become '_'), or its index.
+const Case& find_case(const GoldenFile& exp, const std::string& file, const std::string& want) {
+  auto npy_spelling = [](const std::string& s) {
+    std::string o;
+    for (char ch : s) o.push_back((std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_') ? ch : '_');
+    return o;
+  };
+  for (const Case& c : exp.cases)
+    if (c.name == want) return c;
+  const Case* by_spelling = nullptr;
+  size_t matches = 0;
+  for (const Case& c : exp.cases)
+    if (npy_spelling(c.name) == want) by_spelling = &c, ++matches;
+  if (matches == 1) return *by_spelling;
+  const bool is_index = !want.empty() && want.size() <= 9 &&
+                        std::all_of(want.begin(), want.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+  if (is_index) {
+    const size_t i = std::stoul(want);
+    if (i < exp.cases.size()) return exp.cases[i];
+    throw InputError(file + ": no case " + want + ": it holds " + std::to_string(exp.cases.size()) + " case" +
+                     (exp.cases.size() == 1 ? "" : "s") + " (indices 0 to " + std::to_string(exp.cases.size() - 1) + ")");
+  }
+  std::string names;
+  for (size_t i = 0; i < exp.cases.size() && i < 20; ++i) names += "\n  " + std::to_string(i) + ": " + exp.cases[i].name;
+  if (exp.cases.size() > 20) names += "\n  ... (" + std::to_string(exp.cases.size() - 20) + " more)";
+  throw InputError(file + ": no case named '" + shown(want) + "'" + (matches > 1 ? " (several names spell it so)" : "") +
+                   "; its cases (--case takes a name or an index):" + names);
+}
+
 int run_compare(const CompareArgs& a) {
   GoldenFile exp = read_golden(a.expected);
+  // With --json - standard output holds the JSON alone; the text goes to standard error.
+  std::ostream& text = a.json_out == "-" ? std::cerr : std::cout;
   std::vector<const Case*> cases;
   if (!a.case_name.empty()) {
-    for (const Case& c : exp.cases)
-      if (c.name == a.case_name) cases.push_back(&c);
-    if (cases.empty()) {
-      // Also accept an index.
-      try {
-        const size_t i = std::stoul(a.case_name);
-        if (i < exp.cases.size()) cases.push_back(&exp.cases[i]);
-      } catch (const std::exception&) {
-      }
-    }
-    if (cases.empty()) throw InputError(a.expected + ": no case named '" + a.case_name + "'");
+    cases.push_back(&find_case(exp, a.expected, a.case_name));
   } else if (actual_kind(a.actual) == "golden") {
     for (const Case& c : exp.cases) cases.push_back(&c);
   } else {
@@ -79,7 +102,7 @@ int run_compare(const CompareArgs& a) {
     if (skip_missing && !present.count(c->name)) {
       if (c->expected_name == "codes" || c->op != OpKind::quantize) {
         skipped.push_back(c->name);
-        if (!a.quiet) std::cout << "skipped " << c->name << ": not in " << a.actual << "\n";
+        if (!a.quiet) text << "skipped " << c->name << ": not in " << a.actual << "\n";
       }
       continue;
     }
@@ -87,7 +110,7 @@ int run_compare(const CompareArgs& a) {
     const Array act = read_actual(a.actual, *c);
     const CompareReport r = compare(*c, act, opt);
     all_same = all_same && r.identical();
-    if (!a.quiet) std::cout << text_report(r) << (cases.size() > 1 ? "\n" : "");
+    if (!a.quiet) text << text_report(r) << (cases.size() > 1 ? "\n" : "");
     if (!a.json_out.empty()) reports.push_back(json_report(r));
     if (!a.html_out.empty()) {
       std::string path = a.html_out;
@@ -103,7 +126,7 @@ int run_compare(const CompareArgs& a) {
   if (skip_missing && compared == 0)
     throw InputError(a.actual + ": holds none of the cases of " + a.expected + " (nothing to compare)");
   if (skip_missing && !skipped.empty() && !a.quiet)
-    std::cout << compared << " compared, " << skipped.size() << " case(s) of " << a.expected << " not in " << a.actual
+    text << compared << " compared, " << skipped.size() << " case(s) of " << a.expected << " not in " << a.actual
               << " (skipped)\n";
   if (!a.json_out.empty()) {
     nlohmann::json j = {{"expected", a.expected}, {"actual", a.actual}, {"identical", all_same}, {"cases", reports}};
@@ -111,7 +134,7 @@ int run_compare(const CompareArgs& a) {
     if (a.json_out == "-") std::cout << j.dump(1) << "\n";
     else write_file(a.json_out, j.dump(1) + "\n");
   }
-  if (a.quiet) std::cout << (all_same ? "identical" : "different") << "\n";
+  if (a.quiet) text << (all_same ? "identical" : "different") << "\n";
   return all_same ? 0 : 1;
 }
 
@@ -132,7 +155,9 @@ void add_compare_command(CLI::App& app, Runner& run) {
       ->check(CLI::IsMember({"error", "skip"}))
       ->capture_default_str();
   cmd->add_flag("--nans-equal", a->nans_equal, "treat all NaNs as equal (any payload or sign)");
-  cmd->add_option("--json", a->json_out, "write a JSON report to this file ('-' = standard output)");
+  cmd->add_option("--json", a->json_out,
+                  "write a JSON report to this file ('-' = standard output, which then holds the JSON alone: the text "
+                  "report goes to standard error)");
   cmd->add_option("--html", a->html_out, "write an HTML report with a heat map of mismatches");
   cmd->add_option("--max-listed", a->max_listed, "mismatches listed in the report")->capture_default_str();
   cmd->add_option("--sample", a->sample, "elements on which alternative models are evaluated")->capture_default_str();

@@ -53,13 +53,13 @@ int run_convert(const ConvertArgs& a) {
     uint32_t rbits = 0;
     if (rs) {
       auto rb = parse_hex(w[1]);
-      if (!rb || *rb > 0xffffffffu) throw InputError(where + ": random bits '" + std::string(w[1]) + "' are not a 32-bit hex number");
+      if (!rb || *rb > 0xffffffffu) throw InputError(where + ": random bits '" + shown(w[1]) + "' are not a 32-bit hex number");
       rbits = static_cast<uint32_t>(*rb);
     }
     ConvertResult res;
     if (a.value) {
       auto v = parse_decimal(w[0]);
-      if (!v) throw InputError(where + ": '" + std::string(w[0]) + "' is not a decimal number");
+      if (!v) throw InputError(where + ": '" + shown(w[0]) + "' is not a decimal number");
       if (v->kind == DecimalValue::nan) res = round_nan(v->sign, to, opt);
       else if (v->kind == DecimalValue::inf) res = round_inf(v->sign, to, opt);
       else res = round_value(v->sign, v->sig, v->exp, v->sticky, to, opt, rbits);
@@ -131,7 +131,7 @@ void add_convert_command(CLI::App& app, Runner& run) {
           const bool is_rb = c->has_rbits && i + 1 == w.size();
           const int bits = is_rb ? 32 : sbits;
           if (!v || (bits < 64 && (*v >> bits) != 0))
-            throw InputError(where + ": operand " + std::to_string(i + 1) + " '" + std::string(w[i]) +
+            throw InputError(where + ": operand " + std::to_string(i + 1) + " '" + shown(w[i]) +
                              "' is not a " + std::to_string(bits) + "-bit hex value");
           if (is_rb) rbits = static_cast<uint32_t>(*v);
           else src.push_back(*v);

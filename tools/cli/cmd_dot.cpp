@@ -9,6 +9,7 @@
 #include "cli_util.hpp"
 #include "commands.hpp"
 #include "tcemu/catalog.hpp"
+#include "tcemu/catalog_suggest.hpp"
 #include "tcemu/mma.hpp"
 
 namespace tcemu::cli {
@@ -17,6 +18,7 @@ namespace {
 struct DotArgs {
   std::string arch, ptx, atype, btype, dtype, stype, operands_as;
   int promote_every = 0;
+  bool strict_tf32 = false;
 };
 
 std::vector<std::string_view> split_bar(std::string_view line) {
@@ -35,7 +37,11 @@ std::vector<std::string_view> split_bar(std::string_view line) {
 
 // An operand code, given in its format or (--operands-as f32) as an f32 pattern that the
 // format must hold exactly.
-uint64_t operand(Fmt f, std::string_view tok, bool as_f32, const std::string& where) {
+// tf32 operands: the tensor core reads an f32 container and ignores its low 13 bits (the
+// catalog's tf32 entries take bits & 0xFFFFE000; MMA-Sim, validated on hardware, does the
+// same), so by default they are dropped; --strict-tf32 refuses them instead.
+uint64_t operand(Fmt f, std::string_view tok, bool as_f32, const std::string& where, bool strict_tf32) {
+  if (f == Fmt::tf32 && !strict_tf32) return parse_code(Fmt::f32, tok, where) & 0xFFFFE000u;
   if (!as_f32 || f == Fmt::f32) return parse_code(f, tok, where);
   const uint64_t x = parse_code(Fmt::f32, tok, where);
   const Decoded d = decode(Fmt::f32, x);
@@ -45,14 +51,14 @@ uint64_t operand(Fmt f, std::string_view tok, bool as_f32, const std::string& wh
   else if (d.cls == Class::nan) c = canonical_nan(f);
   else c = encode_exact(f, d.sign, d.sig, d.exp);
   if (!c)
-    throw InputError(where + ": f32 0x" + std::string(tok) + " is not exactly representable in " + std::string(info(f).name));
+    throw InputError(where + ": f32 0x" + shown(tok) + " is not exactly representable in " + std::string(info(f).name));
   return *c;
 }
 
 uint64_t scale_code(Fmt f, std::string_view tok, const std::string& where) {
   auto v = parse_hex(tok);
   // ue4m3 scales travel in a byte whose top (sign) bit the hardware ignores.
-  if (!v || *v > 0xFF) throw InputError(where + ": scale '" + std::string(tok) + "' is not an 8-bit " + std::string(info(f).name) + " code");
+  if (!v || *v > 0xFF) throw InputError(where + ": scale '" + shown(tok) + "' is not an 8-bit " + std::string(info(f).name) + " code");
   return *v;
 }
 
@@ -84,7 +90,7 @@ int run_dot(const DotArgs& a) {
   }
   const InstrLookup l = find_instruction(a.arch, a.ptx, opt_format(a.atype, "--atype"), opt_format(a.btype, "--btype"), dt,
                                          opt_format(a.stype, "--stype"));
-  if (!l.entry) throw InputError(l.error);
+  if (!l.entry) throw InputError(lookup_error_with_suggestions(l, a.arch, a.ptx));
   const InstrEntry& e = *l.entry;
   const std::optional<Fmt> acc = acc_format(e.dtype);
   const bool scaled = e.scale_type.has_value();
@@ -102,8 +108,8 @@ int run_dot(const DotArgs& a) {
       throw InputError(where + ": expected " + std::string(scaled ? "'a... | b... | c | sa... | sb...'" : "'a... | b... | c'") +
                        " (" + std::to_string(want) + " fields separated by |), found " + std::to_string(parts.size()));
     std::vector<uint64_t> A, B, sa, sb;
-    for (auto w : words(parts[0])) A.push_back(operand(e.atype, w, as_f32, where));
-    for (auto w : words(parts[1])) B.push_back(operand(e.btype, w, as_f32, where));
+    for (auto w : words(parts[0])) A.push_back(operand(e.atype, w, as_f32, where, a.strict_tf32));
+    for (auto w : words(parts[1])) B.push_back(operand(e.btype, w, as_f32, where, a.strict_tf32));
     if (A.size() != B.size())
       throw InputError(where + ": " + std::to_string(A.size()) + " a codes but " + std::to_string(B.size()) + " b codes");
     if (A.empty()) throw InputError(where + ": no a and b codes");
@@ -117,7 +123,7 @@ int run_dot(const DotArgs& a) {
     if (cw.size() != 1) throw InputError(where + ": expected one c code, found " + std::to_string(cw.size()));
     uint64_t c;
     if (acc) {
-      c = operand(*acc, cw[0], as_f32, where);
+      c = operand(*acc, cw[0], as_f32, where, true);
     } else {
       auto v = parse_hex(cw[0]);
       if (!v || *v > 0xFFFFFFFFu) throw InputError(where + ": c '" + std::string(cw[0]) + "' is not a 32-bit hex s32 code");
@@ -151,6 +157,8 @@ void add_dot_command(CLI::App& app, Runner& run) {
   cmd->add_option("--dtype", a->dtype, "accumulator type: f32, f16, s32");
   cmd->add_option("--stype", a->stype, "scale type: ue8m0, ue4m3 (mxf4nvf4 scale_vec::4X)");
   cmd->add_option("--operands-as", a->operands_as, "f32: operands and c given as f32 bit patterns, exactly representable");
+  cmd->add_flag("--strict-tf32", a->strict_tf32,
+                "refuse tf32 operands whose low 13 bits are set (default: ignore them, as the tensor core does)");
   cmd->add_option("--promote-every", a->promote_every, "FP32 promotion every N instructions along K (Hopper FP8 GEMMs); 0 = off");
   cmd->callback([&run, a] { run = [a] { return run_dot(*a); }; });
 }

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli_util.hpp"
+#include "tcemu/catalog_suggest.hpp"
 #include "commands.hpp"
 #include "tcemu_golden/committed_set.hpp"
 #include "tcemu_golden/evaluate.hpp"
@@ -24,7 +25,7 @@ struct GenArgs {
   std::string out, description;
   std::string arch, instr, atype, btype, dtype, stype;
   int M = 0, N = 0, K = 0, tile_m = 0, tile_n = 0;
-  std::string dist = "all", dist_a, dist_b, dist_c, scales = "mixed";
+  std::string dist = "all", dist_a, dist_b, dist_c, scales = "random";
   double scale = 1.0;
   uint64_t seed = 1;
   int cases = 1;
@@ -78,7 +79,34 @@ std::optional<Fmt> opt_fmt(const std::string& s) {
   return format_arg(s);
 }
 
+// Sizes are checked before anything is allocated: a negative or huge size is bad input.
+void check_sizes(const GenArgs& g) {
+  auto dim = [](long long v, const char* flag, bool zero_ok) {
+    if (v < (zero_ok ? 0 : 1) || v > (1LL << 20))
+      throw InputError(std::string(flag) + ": " + std::to_string(v) + " is not " + (zero_ok ? "0 (the default) or " : "") +
+                       "a size from 1 to 2^20");
+  };
+  dim(g.M, "-M", true);
+  dim(g.N, "-N", true);
+  dim(g.K, "-K", true);
+  dim(g.tile_m, "--tile-m", true);
+  dim(g.tile_n, "--tile-n", true);
+  auto area = [](long long a, long long b, const char* what) {
+    if (a * b > (1LL << 30))
+      throw InputError(std::string(what) + " would hold " + std::to_string(a * b) + " elements (at most 2^30 are generated)");
+  };
+  area(g.M, g.K, "A (M x K)");
+  area(g.K, g.N, "B (K x N)");
+  area(g.M, g.N, "D (M x N)");
+  if (g.cases < 1 || g.cases > 100000) throw InputError("--cases: " + std::to_string(g.cases) + " is not a count from 1 to 100000");
+  if (g.count < 1 || g.count > (size_t{1} << 30)) throw InputError("--count: " + std::to_string(g.count) + " is not a count from 1 to 2^30");
+  if (g.rows < 1 || g.cols < 1 || g.rows > (size_t{1} << 30) || g.cols > (size_t{1} << 30) || g.rows * g.cols > (size_t{1} << 30))
+    throw InputError("--rows x --cols: " + std::to_string(g.rows) + " x " + std::to_string(g.cols) +
+                     " is not a shape of 1 to 2^30 elements");
+}
+
 int run_gen(const GenArgs& g) {
+  check_sizes(g);
   GoldenFile file;
   file.description = g.description;
   const int modes = !g.instr.empty() + !g.cvt.empty() + !g.from.empty() + !g.recipe.empty();
@@ -127,7 +155,7 @@ int run_gen(const GenArgs& g) {
       q.options.scale_d = !g.no_scale_d;
       q.options.scale_input_d = g.scale_input_d;
       InstrLookup lk = find_instruction(q.arch, q.ptx, q.atype, q.btype, q.dtype, q.stype);
-      if (!lk.entry) throw InputError(lk.error);
+      if (!lk.entry) throw InputError(lookup_error_with_suggestions(lk, q.arch, q.ptx));
       const std::vector<ScaleDist> scale_list =
           lk.entry->scale_type ? scales_arg(g.scales) : std::vector<ScaleDist>{ScaleDist::mixed};
       for (Dist d : dists_arg(g.dist, "--dist"))
@@ -246,7 +274,8 @@ void add_golden_command(CLI::App& app, Runner& run) {
   gen->add_option("--dist-b", g->dist_b, "distribution of B (overrides --dist)");
   gen->add_option("--dist-c", g->dist_c, "distribution of C (overrides --dist)");
   gen->add_option("--scale", g->scale, "standard deviation of the normal distribution")->capture_default_str();
-  gen->add_option("--scales", g->scales, "block-scale pattern: unit, random, min, max, zero_blocks, nan, mixed, or all")
+  gen->add_option("--scales", g->scales, "block-scale pattern: unit, random (finite, the default: tests the arithmetic), min, max, zero_blocks, "
+                  "nan, mixed, or all")
       ->capture_default_str();
   gen->add_option("--seed", g->seed, "seed; the same seed gives the same file")->capture_default_str();
   gen->add_option("--cases", g->cases, "cases per distribution (seeds seed, seed+1, ...)")->capture_default_str();

@@ -21,7 +21,29 @@ struct LossArgs {
   int interval = -1, hysteresis = 2;
   bool megatron = false;
   std::vector<std::string> grads;
+  CLI::Option *init_opt = nullptr, *interval_opt = nullptr;  // given on the command line?
 };
+
+// The bounds PyTorch's GradScaler and Megatron's DynamicGradScaler assert in their
+// constructors (growth > 1, 0 < backoff < 1, interval > 0, hysteresis > 0, min scale > 0),
+// and a finite positive initial scale that a float holds.
+void check_options(const LossArgs& a) {
+  auto show_d = [](double v) {
+    char b[40];
+    std::snprintf(b, sizeof b, "%g", v);
+    return std::string(b);
+  };
+  if (a.init_opt->count() && !(std::isfinite(a.init) && a.init > 0 && a.init <= 3.4028234663852886e38))
+    throw InputError("--init: " + show_d(a.init) + " is not a positive finite scale (a float)");
+  if (a.interval_opt->count() && a.interval < 1)
+    throw InputError("--interval: " + std::to_string(a.interval) + " is not a positive number of steps");
+  if (!(std::isfinite(a.growth) && a.growth > 1)) throw InputError("--growth: " + show_d(a.growth) + " must be a finite factor above 1");
+  if (!(a.backoff > 0 && a.backoff < 1)) throw InputError("--backoff: " + show_d(a.backoff) + " must lie strictly between 0 and 1");
+  if (a.hysteresis < 1) throw InputError("--hysteresis: " + std::to_string(a.hysteresis) + " must be at least 1");
+  if (!(std::isfinite(a.min_scale) && a.min_scale > 0)) throw InputError("--min-scale: " + show_d(a.min_scale) + " must be positive and finite");
+  if (a.megatron && a.init_opt->count() && a.min_scale > a.init)
+    throw InputError("--min-scale " + show_d(a.min_scale) + " is above --init " + show_d(a.init));
+}
 
 std::string show(float f) {
   char buf[64];
@@ -36,6 +58,7 @@ bool parse_flag(const std::string& w, size_t lineno) {
 }
 
 int run_lossscale(const LossArgs& a) {
+  check_options(a);
   std::vector<bool> flags;
   if (!a.grads.empty()) {
     for (const std::string& g : a.grads) {
@@ -93,10 +116,10 @@ int run_lossscale(const LossArgs& a) {
 void add_lossscale_command(CLI::App& app, Runner& run) {
   auto a = std::make_shared<LossArgs>();
   auto* cmd = app.add_subcommand("lossscale", "Replay dynamic loss scaling (PyTorch GradScaler, or Megatron with hysteresis)");
-  cmd->add_option("--init", a->init, "initial scale (GradScaler 65536; Megatron's default is 2^32)");
+  a->init_opt = cmd->add_option("--init", a->init, "initial scale (GradScaler 65536; Megatron's default is 2^32)");
   cmd->add_option("--growth", a->growth, "growth factor (2)");
   cmd->add_option("--backoff", a->backoff, "backoff factor (0.5)");
-  cmd->add_option("--interval", a->interval, "growth interval (2000; Megatron 1000)");
+  a->interval_opt = cmd->add_option("--interval", a->interval, "growth interval (2000; Megatron 1000)");
   cmd->add_flag("--megatron", a->megatron, "Megatron DynamicGradScaler (hysteresis, min scale)");
   cmd->add_option("--hysteresis", a->hysteresis, "Megatron hysteresis (2)");
   cmd->add_option("--min-scale", a->min_scale, "Megatron minimum scale (1)");

@@ -4,10 +4,14 @@
 // for NVFP4, OUT.global.npy (float32 [1]: TE's S_enc or torchao's per-tensor scale) and
 // OUT.amax.npy (float32 [1]: the tensor amax, which TE's dequantize kernel reads), and
 // OUT.json: the same as one golden-format case of op "quantize" (quant_case.hpp), which
-// `tcemu golden check` re-verifies and `tcemu compare` takes as EXPECTED.
+// `tcemu golden check` re-verifies and `tcemu compare` takes as EXPECTED. Arrays above
+// --npy-threshold elements are referenced from OUT.json, not copied: x is the input file (by
+// its path relative to OUT.json), codes / scales / global the files above.
 // dequantize reads them back (same recipe options) and writes float32 values.
 #include <bit>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -157,11 +161,35 @@ void write_case(const QuantArgs& a, const Recipe& r, const QuantInput& in, const
                  {"seed", a.seed},
                  {"generator", gen}};
   const g::Array x = g::make_array(g::elem_type(*parse_format(in.format)), in.rows, in.cols, in.codes);
-  const std::string name = std::filesystem::path(a.output).filename().string();
+  const std::filesystem::path out(a.output);
+  const std::string name = out.filename().string();
   g::GoldenFile f;
   f.description = "tcemu quantize --recipe " + r.name + " " + a.input;
   f.cases.push_back(g::quantize_case(name.empty() ? "quantize" : name, r, x, rbits, q, std::move(prov)));
-  g::write_golden(a.output + ".json", f, a.npy_threshold);
+  // Large arrays are referenced, not copied: x is the input file (its path relative to the
+  // JSON), codes / scales / global are the OUT.*.npy files just written; only the random
+  // words of stochastic rounding get a file of their own (OUT.rbits.npy).
+  g::Case& c = f.cases.back();
+  const std::filesystem::path dir = out.parent_path();
+  auto place = [&](g::Array& arr, const std::string& file, bool write) {
+    if (a.npy_threshold == 0 || arr.storage_count() <= a.npy_threshold) return;
+    arr.npy = file;
+    if (write) {
+      io::NpyArray n;
+      n.descr = g::npy_descr(arr.type);
+      n.shape = {arr.rows, arr.cols};
+      n.data = arr.raw;
+      io::write_npy((dir / file).string(), n);
+    }
+  };
+  const std::filesystem::path input = std::filesystem::absolute(a.input);
+  place(c.operands.at("x"), std::filesystem::relative(input, std::filesystem::absolute(dir.empty() ? "." : dir)).string(), false);
+  if (c.operands.count("rbits")) place(c.operands.at("rbits"), name + ".rbits.npy", true);
+  place(c.expected, name + ".codes.npy", false);
+  for (auto& [key, arr] : c.extra_expected) place(arr, name + "." + key + ".npy", false);
+  std::ofstream json_out(a.output + ".json");
+  json_out << g::to_json(f).dump(1) << "\n";
+  if (!json_out) throw InputError(a.output + ".json: cannot write");
 }
 
 int run_quantize(const QuantArgs& a) {
@@ -205,7 +233,20 @@ int run_dequantize(const QuantArgs& a) {
   Quantized q;
   q.cols = codes.shape.back();
   q.rows = codes.count() / (q.cols ? q.cols : 1);
-  for (size_t i = 0; i < codes.count(); ++i) q.codes.push_back(static_cast<uint8_t>(codes.bits(i)));
+  // Codes outside the recipe's element format (mxfp8 codes given to mxfp4, ...) are refused.
+  const Fmt elem = r.kind == RecipeKind::mx ? r.mx.elem : r.kind == RecipeKind::nvfp4 ? Fmt::e2m1 : r.fp8;
+  const FormatInfo& ei = info(elem);
+  for (size_t i = 0; i < codes.count(); ++i) {
+    const uint64_t c = codes.bits(i);
+    if (c & ~ei.code_mask()) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned>(c));
+      throw InputError(a.input + ".codes.npy: element " + std::to_string(i) + " is " + hex + ", not a " +
+                       std::string(ei.name) + " code (" + std::to_string(ei.width) + " bits), the element format of recipe '" +
+                       r.name + "'; were these codes written with another recipe?");
+    }
+    q.codes.push_back(static_cast<uint8_t>(c));
+  }
   if (scales.shape.size() != 2) throw InputError(a.input + ".scales.npy: expected a 2-D array of scales");
   q.scale_rows = scales.shape[0];
   q.scale_cols = scales.shape[1];

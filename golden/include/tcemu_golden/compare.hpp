@@ -55,6 +55,7 @@ struct CompareReport {
   std::string expected_name = "D";
   ElemType type;
   size_t rows = 0, cols = 0, total = 0, mismatches = 0;
+  size_t nan_payload = 0;  // mismatches where both are NaN (only payload or sign differ)
   bool nans_equal = false;
   std::vector<Mismatch> first;
   std::vector<HistBin> histogram;

@@ -1,0 +1,221 @@
+// The threaded whole-matrix MMA (mma_parallel.hpp) against the single-threaded mma(): every D
+// element equal bit for bit for 1, 2, 3 and 7 threads, on shapes that do not divide into the
+// tiles evenly (M not a multiple of the instruction's M or of the thread count, odd N), for one
+// catalog entry of every distinct datapath (T-FDPA, ST-FDPA, GST-FDPA block-scaled, integer,
+// C added after the instruction, FP8 widened to f16), with the fast path on and off, and with
+// column tiles forced. The single-threaded mma() is itself checked against the exact reference
+// (differential_test), per-dot-product chains (mma_fast_test) and the golden sets.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+#include <vector>
+
+#include "../../emulator/src/mma_fast.hpp"
+#include "../../emulator/src/mma_tiles.hpp"
+#include "random_operands.hpp"
+#include "tcemu/catalog.hpp"
+#include "tcemu/mma_parallel.hpp"
+
+namespace tcemu {
+namespace {
+
+using test::Dist;
+using test::Rng;
+
+std::vector<const InstrEntry*> one_entry_per_datapath() {
+  std::vector<const InstrEntry*> out;
+  std::set<std::tuple<std::string, int, int, int, int, int, int>> seen;
+  for (const InstrEntry& e : catalog()) {
+    auto key = std::make_tuple(e.arch + describe(e.params), static_cast<int>(e.atype), static_cast<int>(e.btype),
+                               static_cast<int>(e.dtype), e.scale_type ? static_cast<int>(*e.scale_type) : -1,
+                               e.scale_block, e.K);
+    if (seen.insert(key).second) out.push_back(&e);
+  }
+  return out;
+}
+
+struct Problem {
+  int M, N, K;
+  std::vector<uint64_t> A, B, C, sa, sb;
+  const InstrEntry* e;
+  MmaProblem view() const {
+    MmaProblem p;
+    p.M = M;
+    p.N = N;
+    p.K = K;
+    p.atype = e->atype;
+    p.btype = e->btype;
+    p.A = A;
+    p.B = B;
+    p.C = C;
+    p.scale_type = e->scale_type;
+    p.scale_block = e->scale_block;
+    p.sa = sa;
+    p.sb = sb;
+    return p;
+  }
+};
+
+Problem random_problem(const InstrEntry& e, int M, int N, int instrs, Rng& r) {
+  Problem p{M, N, e.K * instrs, {}, {}, {}, {}, {}, &e};
+  const size_t m = static_cast<size_t>(M), n = static_cast<size_t>(N), k = static_cast<size_t>(p.K);
+  const Dist d = test::kDists[r() % std::size(test::kDists)];
+  for (size_t i = 0; i < m * k; ++i) p.A.push_back(test::random_code(e.atype, d, r));
+  for (size_t i = 0; i < k * n; ++i) p.B.push_back(test::random_code(e.btype, d, r));
+  const std::optional<Fmt> acc = acc_format(e.dtype);
+  for (size_t i = 0; i < m * n; ++i) p.C.push_back(acc ? test::random_code(*acc, Dist::normal, r) : (r() & 0xFFFFFFFFu));
+  if (e.scale_type) {
+    const size_t nb = k / static_cast<size_t>(e.scale_block);
+    for (size_t i = 0; i < m * nb; ++i) p.sa.push_back(test::random_scale(*e.scale_type, d, r));
+    for (size_t i = 0; i < n * nb; ++i) p.sb.push_back(test::random_scale(*e.scale_type, d, r));
+  }
+  return p;
+}
+
+MmaOptions random_options(const InstrEntry& e, Rng& r) {
+  MmaOptions o;
+  o.negate_a = r() % 3 == 0;
+  o.negate_b = r() % 3 == 0;
+  o.scale_d = r() % 5 != 0;
+  if (e.dtype != AccType::s32) {
+    const int s[] = {-1, -1, 0, 3};
+    o.scale_input_d = s[r() % 4];
+  }
+  if (e.dtype == AccType::f32 && r() % 3 == 0) o.promote_every = 1 + static_cast<int>(r() % 2);
+  return o;
+}
+
+// Checks every entry on one random problem against mma(); returns the kinds it covered.
+std::set<DatapathKind> check_all(uint64_t seed, bool generic) {
+  Rng r(seed);
+  std::set<DatapathKind> kinds;
+  int bad = 0, problems = 0;
+  for (const InstrEntry* e : one_entry_per_datapath()) {
+    // M: two instruction tiles and a remainder, so that no thread count divides the rows.
+    const int M = 2 * std::max(e->M, 1) + 5 + static_cast<int>(r() % 3);
+    const int N = 9 + 2 * static_cast<int>(r() % 12);
+    const Problem p = random_problem(*e, M, N, 1 + static_cast<int>(r() % 3), r);
+    const MmaOptions opt = random_options(*e, r);
+    if (generic) detail::disable_fast_path(true);
+    const MmaResult want = mma(*e, p.view(), opt);
+    if (!want.error.empty()) {
+      detail::disable_fast_path(false);
+      ADD_FAILURE() << e->ptx << ": " << want.error;
+      continue;
+    }
+    for (int t : {1, 2, 3, 7}) {
+      const MmaResult got = mma(*e, p.view(), opt, Exec{t});
+      ++problems;
+      if (got.D != want.D) {
+        ++bad;
+        ADD_FAILURE() << e->arch << " " << e->ptx << " (" << describe(e->params) << ") M=" << M << " N=" << N
+                      << " K=" << p.K << " threads=" << t << ": " << (got.error.empty() ? "D differs" : got.error);
+      }
+    }
+    detail::disable_fast_path(false);
+    kinds.insert(e->params.kind);
+  }
+  EXPECT_EQ(bad, 0) << "of " << problems;
+  return kinds;
+}
+
+TEST(MmaParallel, EveryDatapathEveryThreadCountEqualsSingleThreaded) {
+  const std::set<DatapathKind> kinds = check_all(20261201, false);
+  EXPECT_EQ(kinds, (std::set<DatapathKind>{DatapathKind::t_fdpa, DatapathKind::st_fdpa, DatapathKind::gst_fdpa,
+                                           DatapathKind::integer}));
+}
+
+TEST(MmaParallel, GenericLoopEveryThreadCountEqualsSingleThreaded) { check_all(4242, true); }
+
+// Small tile limits: column tiles (B and C copied out, scale_B cut by column) on small problems.
+TEST(MmaParallel, ColumnTilesEqualSingleThreaded) {
+  detail::TileLimits& lim = detail::mma_tile_limits();
+  const detail::TileLimits saved = lim;
+  lim.decoded = 256;  // K x 16 columns at most for K = 16, 4 columns for K >= 64
+  lim.output = 500;
+  lim.col_step = 4;
+  EXPECT_EQ(detail::plan_tiles(37, 31, 64, 16, 2, lim).col_tiles, 8u);
+  check_all(99, false);
+  lim = saved;
+}
+
+TEST(MmaParallel, PlanCoversTheProblem) {
+  const detail::TileLimits lim;
+  const detail::TilePlan a = detail::plan_tiles(1024, 1024, 1024, 64, 2, lim);
+  EXPECT_EQ(a.col_tiles, 1u);
+  EXPECT_EQ(a.rows % 64, 0u);
+  EXPECT_GE(a.row_tiles, 2u);
+  EXPECT_GE(a.rows * a.row_tiles, 1024u);
+  // 8192^2 x 8192: column tiles of 1024 (8 M decoded elements), rows bounded by the output limit.
+  const detail::TilePlan b = detail::plan_tiles(8192, 8192, 8192, 128, 16, lim);
+  EXPECT_EQ(b.cols, 1024u);
+  EXPECT_EQ(b.col_tiles, 8u);
+  EXPECT_LE(b.rows * b.cols, lim.output);
+  EXPECT_LE(b.rows * 8192, lim.decoded);
+  EXPECT_GE(b.rows * b.row_tiles, 8192u);
+}
+
+TEST(MmaParallel, MalformedProblemsGetTheSingleThreadedError) {
+  const InstrEntry& e = *find_instruction("sm_90a", "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16").entry;
+  Rng r(5);
+  Problem p = random_problem(e, 70, 9, 2, r);
+  p.A.pop_back();
+  const MmaResult one = mma(e, p.view(), {});
+  ASSERT_FALSE(one.error.empty());
+  EXPECT_EQ(mma(e, p.view(), {}, Exec{3}).error, one.error);
+  EXPECT_TRUE(mma(e, p.view(), {}, Exec{3}).D.empty());
+  Problem q = random_problem(e, 70, 9, 2, r);
+  MmaOptions bad;
+  bad.scale_input_d = 16;  // found by every tile
+  EXPECT_EQ(mma(e, q.view(), bad, Exec{3}).error, mma(e, q.view(), bad).error);
+  EXPECT_THROW(mma(e, q.view(), {}, Exec{-1}), std::invalid_argument);
+}
+
+TEST(MmaParallel, ProgressReachesTheTotal) {
+  const InstrEntry& e = *find_instruction("sm_90a", "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16").entry;
+  Rng r(6);
+  const Problem p = random_problem(e, 200, 17, 2, r);
+  double last = -1, total = 0;
+  int calls = 0;
+  const MmaResult got = mma(e, p.view(), {}, Exec{2}, [&](double done, double all) {
+    EXPECT_GT(done, last);
+    last = done;
+    total = all;
+    ++calls;
+  });
+  EXPECT_EQ(got.D, mma(e, p.view(), {}).D);
+  EXPECT_GT(calls, 1);
+  EXPECT_EQ(last, 200.0 * 17 * 32);
+  EXPECT_EQ(total, last);
+}
+
+TEST(Threads, EnvironmentAndExplicitCounts) {
+  EXPECT_EQ(thread_count(Exec{5}), 5);
+  ::setenv("TCEMU_NUM_THREADS", "3", 1);
+  EXPECT_EQ(thread_count(), 3);
+  EXPECT_STREQ(threads_env_error(), "");
+  ::setenv("TCEMU_NUM_THREADS", "3x", 1);
+  EXPECT_THROW(thread_count(), std::invalid_argument);
+  EXPECT_STRNE(threads_env_error(), "");
+  ::setenv("TCEMU_NUM_THREADS", "0", 1);
+  EXPECT_THROW(thread_count(), std::invalid_argument);
+  EXPECT_EQ(thread_count(Exec{2}), 2);  // an explicit count does not read the variable
+  ::unsetenv("TCEMU_NUM_THREADS");
+  EXPECT_GE(thread_count(), 1);
+  EXPECT_THROW(thread_count(Exec{kMaxThreads + 1}), std::invalid_argument);
+}
+
+TEST(Threads, ParallelForRunsEveryIndexOnceAndRethrows) {
+  std::vector<int> hits(1000, 0);
+  parallel_for(hits.size(), Exec{7}, [&](size_t i) { ++hits[i]; });
+  EXPECT_EQ(hits, std::vector<int>(1000, 1));
+  EXPECT_THROW(parallel_for(50, Exec{3}, [](size_t i) { if (i == 17) throw std::runtime_error("x"); }),
+               std::runtime_error);
+}
+
+}  // namespace
+}  // namespace tcemu

@@ -54,9 +54,14 @@ def main():
     B = rng.integers(0, 256, (s, s), dtype=np.uint64).astype(np.uint8)
     A[(A & 0x7F) == 0x7F] = 0x38
     B[(B & 0x7F) == 0x7F] = 0x38
-    t_py, t_cc = interleaved(a.repeat, lambda: tcemu.mma(A, B, arch="sm_90a", instr=WG),
+    # Like for like: one thread on both sides (the baseline calls the plain mma()).
+    t_py, t_cc = interleaved(a.repeat, lambda: tcemu.mma(A, B, arch="sm_90a", instr=WG, threads=1),
                              [a.baseline, "mma", str(s), str(s), str(s), "1"])
-    print(f"mma {s}x{s}x{s} e4m3 (wgmma m64n8k32, sm_90a): python {t_py:.3f} s, C++ {t_cc:.3f} s, ratio {t_py / t_cc:.3f}")
+    print(f"mma {s}x{s}x{s} e4m3 (wgmma m64n8k32, sm_90a), one thread: python {t_py:.3f} s, C++ {t_cc:.3f} s, "
+          f"ratio {t_py / t_cc:.3f}")
+    n_threads = tcemu._tcemu.thread_count(0)
+    t_mt = best_of(a.repeat, lambda: tcemu.mma(A, B, arch="sm_90a", instr=WG))
+    print(f"mma {s}x{s}x{s}, threads=None ({n_threads} threads): python {t_mt:.3f} s")
 
     n = a.count
     x = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)

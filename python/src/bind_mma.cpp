@@ -2,11 +2,14 @@
 // MMA / single dot products through an instruction (tcemu.mma, tcemu.dot) with the GIL released.
 #include <pybind11/stl.h>
 
+#include <stdexcept>
 #include <utility>
 
 #include "common.hpp"
 #include "tcemu/catalog.hpp"
 #include "tcemu/mma.hpp"
+#include "tcemu/mma_parallel.hpp"
+#include "tcemu/parallel.hpp"
 
 namespace tcemu::py_bind {
 namespace {
@@ -158,7 +161,7 @@ py::array mma_codes(const std::string& arch, const std::string& instr, const std
                     const std::optional<std::string>& stype, const py::array& a, const py::array& b,
                     const std::optional<py::array>& c, const std::optional<py::array>& sa,
                     const std::optional<py::array>& sb, int M, int N, int K, int promote_every, bool negate_a,
-                    bool negate_b, bool scale_d, int scale_input_d) {
+                    bool negate_b, bool scale_d, int scale_input_d, int threads) {
   const InstrEntry& e = lookup(arch, instr, atype, btype, dtype, stype);
   std::vector<uint64_t> A = widen(a), B = widen(b), C, SA, SB;
   if (c) C = widen(*c);
@@ -182,9 +185,13 @@ py::array mma_codes(const std::string& arch, const std::string& instr, const std
   }
   const MmaOptions o = make_options(promote_every, negate_a, negate_b, scale_d, scale_input_d);
   MmaResult r;
-  {
+  try {
     py::gil_scoped_release nogil;
-    r = mma(e, p, o);
+    // threads 1: the plain mma(); otherwise mma_parallel.hpp (0: TCEMU_NUM_THREADS, else every
+    // core). The same D for every thread count.
+    r = threads == 1 ? mma(e, p, o) : mma(e, p, o, Exec{threads});
+  } catch (const std::invalid_argument& ex) {
+    throw py::value_error(std::string("threads: ") + ex.what());
   }
   if (!r.error.empty()) throw py::value_error(r.error);
   return to_acc_array(e, r.D, {static_cast<py::ssize_t>(M), static_cast<py::ssize_t>(N)});
@@ -274,7 +281,14 @@ void init_mma(py::module_& m) {
   m.def("mma_codes", &mma_codes, py::arg("arch"), py::arg("instr"), py::arg("atype"), py::arg("btype"), py::arg("dtype"),
         py::arg("stype"), py::arg("a"), py::arg("b"), py::arg("c"), py::arg("sa"), py::arg("sb"), py::arg("M"), py::arg("N"),
         py::arg("K"), py::arg("promote_every"), py::arg("negate_a"), py::arg("negate_b"), py::arg("scale_d"),
-        py::arg("scale_input_d"));
+        py::arg("scale_input_d"), py::arg("threads") = 1);
+  m.def("thread_count", [](int threads) {
+    try {
+      return thread_count(Exec{threads});
+    } catch (const std::invalid_argument& ex) {
+      throw py::value_error(std::string("threads: ") + ex.what());
+    }
+  }, py::arg("threads") = 0, "The thread count a threads= value resolves to");
   m.def("mma_params_codes", &mma_params_codes);
   m.def("default_params", [] { return params_dict(DatapathParams{}); });
   m.def("dot_code", &dot_code, py::arg("arch"), py::arg("instr"), py::arg("atype"), py::arg("btype"), py::arg("dtype"),

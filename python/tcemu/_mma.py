@@ -74,7 +74,7 @@ def _bool_flag(v, name):
 
 
 def mma(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype=None, scale_a=None, scale_b=None,
-        promote_every=0, negate_a=False, negate_b=False, scale_d=True, scale_input_d=None):
+        promote_every=0, negate_a=False, negate_b=False, scale_d=True, scale_input_d=None, threads=None):
     """D = A*B + C through the instruction `instr` on `arch`, tiled over the whole problem.
 
     a: M x K codes of the instruction's A type, b: K x N codes, c: M x N accumulator codes
@@ -83,7 +83,9 @@ def mma(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype=
     instruction's K; M and N are free. Returns the M x N D codes (uint32, uint16 or int32).
     atype/btype/dtype/stype select among entries whose spelling leaves the types out (tcgen05).
     promote_every: FP32 promotion every that many instructions (0: off); negate_a/negate_b:
-    wgmma imm-scale -1; scale_d=False: D = A*B; scale_input_d: tcgen05's D*2^-s (0..15)."""
+    wgmma imm-scale -1; scale_d=False: D = A*B; scale_input_d: tcgen05's D*2^-s (0..15).
+    threads: how many threads compute D (None: $TCEMU_NUM_THREADS, else every core; 1: the
+    plain C++ mma()). D is the same for every thread count."""
     e = _lookup(arch, instr, atype, btype, dtype, stype)
     A = codes(a, e["atype"], "a", tf32_low_bits=True)
     B = codes(b, e["btype"], "b", tf32_low_bits=True)
@@ -116,9 +118,10 @@ def mma(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype=
         raise ValueError(f"{'scale_a' if scale_a is not None else 'scale_b'}: {e['ptx']} takes no block scales")
     pe = _int_flag(promote_every, "promote_every", 0)
     sid = -1 if scale_input_d is None else _int_flag(scale_input_d, "scale_input_d", 0, 15)
+    th = 0 if threads is None else _int_flag(threads, "threads", 1)
     return _tcemu.mma_codes(arch, instr, atype, btype, dtype, stype, A, B, C, SA, SB, M, N, K, pe,
                             _bool_flag(negate_a, "negate_a"), _bool_flag(negate_b, "negate_b"),
-                            _bool_flag(scale_d, "scale_d"), sid)
+                            _bool_flag(scale_d, "scale_d"), sid, th)
 
 
 def mma_params(a, b, c=None, *, params, atype, btype, instr_k=None, stype=None, scale_block=0, scale_a=None,

@@ -120,3 +120,22 @@ def test_large_gemm_tiles_match_single_tiles():
         for j in (0, 8, 56):
             part = tcemu.mma(A[i:i + 64], B[:, j:j + 8], arch="sm_90a", instr=e["ptx"])
             assert np.array_equal(part, D[i:i + 64, j:j + 8])
+
+
+def test_threads_give_the_same_d(cli):
+    """D is the same for every thread count (mma_parallel.hpp), and the threaded default equals
+    `tcemu dot` on a sample of its elements."""
+    e = pick("sm_90a", CASES[0][1])
+    rng = np.random.default_rng(8)
+    A = random_codes(rng, "e4m3", (200, 128))
+    B = random_codes(rng, "e4m3", (128, 24))
+    C = random_codes(rng, "f32", (200, 24))
+    d1 = tcemu.mma(A, B, C, arch="sm_90a", instr=e["ptx"], threads=1)
+    for t in (2, 3, 7, None):
+        assert np.array_equal(tcemu.mma(A, B, C, arch="sm_90a", instr=e["ptx"], threads=t), d1), t
+    rows = [0, 63, 64, 199]
+    ref = parse_hex_lines(cli(["dot", "--arch", "sm_90a", "--ptx", e["ptx"]],
+                              dot_lines(A[rows], B, C[rows], e)).stdout).reshape(len(rows), 24)
+    assert np.array_equal(d1[rows].astype(np.uint64), ref)
+    with pytest.raises(ValueError, match=r"^threads: 0 is outside"):
+        tcemu.mma(A, B, arch="sm_90a", instr=e["ptx"], threads=0)

@@ -76,6 +76,26 @@ def _opt_str(v, name):
     return v
 
 
+def _size(v, name, lo, hi):
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{name}: an int is required, got {type(v).__name__}")
+    if v < lo or v > hi:
+        raise ValueError(f"{name}: {v} is not {'0 (the default) or ' if lo == 0 else ''}a size from 1 to {hi}")
+    return int(v)
+
+
+def _area(a, b, what):
+    # The limits of `tcemu golden gen`: sizes are checked before anything is allocated.
+    if a * b > 2**30:
+        raise ValueError(f"{what} would hold {a * b} elements (at most 2^30 are generated)")
+
+
+def _seed(seed):
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed: {seed!r} is not an integer from 0 to 2^64 - 1")
+    return int(seed)
+
+
 def generate_mma(arch, instr, *, atype=None, btype=None, dtype=None, stype=None, M=0, N=0, K=0, tile_m=0, tile_n=0,
                  dist_a="normal", dist_b="normal", dist_c="normal", scale=1.0, scales="mixed", a_col=False,
                  b_col=True, c_col=False, d_col=False, promote_every=0, negate_a=False, negate_b=False,
@@ -85,28 +105,38 @@ def generate_mma(arch, instr, *, atype=None, btype=None, dtype=None, stype=None,
     M, N, K = 0: one instruction tile."""
     for n, v in (("atype", atype), ("btype", btype), ("dtype", dtype), ("stype", stype)):
         _opt_str(v, n)
+    M, N, K = (_size(v, n, 0, 2**20) for v, n in ((M, "M"), (N, "N"), (K, "K")))
+    tile_m, tile_n = _size(tile_m, "tile_m", 0, 2**20), _size(tile_n, "tile_n", 0, 2**20)
+    _area(M, K, "A (M x K)")
+    _area(K, N, "B (K x N)")
+    _area(M, N, "D (M x N)")
     return _tcemu.gen_mma(arch, instr, atype, btype, dtype, stype, M, N, K, tile_m, tile_n, dist_a, dist_b, dist_c,
                           float(scale), scales, a_col, b_col, c_col, d_col, promote_every, negate_a, negate_b,
-                          scale_d, -1 if scale_input_d is None else scale_input_d, seed, name)
+                          scale_d, -1 if scale_input_d is None else scale_input_d, _seed(seed), name)
 
 
 def generate_convert(src, dst, *, convention="ptx", round=None, satfinite=False, relu=False, ftz=False, count=256,
                      dist="edges", scale=1.0, seed=1, name=""):
     """A conversion case as `tcemu golden gen --from --to`."""
+    count = _size(count, "count", 1, 2**30)
     return _tcemu.gen_convert(src, dst, convention, _opt_str(round, "round"), satfinite, relu, ftz, count, dist,
-                              float(scale), seed, name)
+                              float(scale), _seed(seed), name)
 
 
 def generate_cvt(ptx, *, rs_map="ptx_doc", count=256, dist="edges", scale=1.0, seed=1, name=""):
     """A PTX cvt case as `tcemu golden gen --cvt`."""
-    return _tcemu.gen_cvt(ptx, rs_map, count, dist, float(scale), seed, name)
+    count = _size(count, "count", 1, 2**30)
+    return _tcemu.gen_cvt(ptx, rs_map, count, dist, float(scale), _seed(seed), name)
 
 
 def generate_quantize(recipe, *, rows=4, cols=64, dist="normal", scale=1.0, seed=1, philox_offset=0, name="",
                       **options):
     """A quantize case as `tcemu golden gen --recipe` (recipe options as in tcemu.quantize)."""
     from ._quant import _options
-    return _tcemu.gen_quantize(recipe, _options(options), rows, cols, dist, float(scale), seed, philox_offset, name)
+    rows, cols = _size(rows, "rows", 1, 2**30), _size(cols, "cols", 1, 2**30)
+    _area(rows, cols, "x (rows x cols)")
+    return _tcemu.gen_quantize(recipe, _options(options), rows, cols, dist, float(scale), _seed(seed),
+                               _seed(philox_offset), name)
 
 
 def generate(**kwargs):

@@ -156,3 +156,18 @@ def test_generate_quantize_equals_cli(cli, tmp_path):
     bad[2, 5] ^= 1
     rep = tcemu.compare(c, bad)
     assert rep.mismatch_count == 1 and (rep.mismatches[0].row, rep.mismatches[0].col) == (2, 5)
+
+
+def test_generate_sizes_are_checked_before_allocating():
+    with pytest.raises(ValueError, match=r"^D \(M x N\) would hold 1099511627776 elements"):
+        tcemu.golden.generate(arch="sm_90a", instr=WG, M=2**20, N=2**20, K=32)
+    with pytest.raises(ValueError, match=r"^M: -64 is not 0 \(the default\) or a size from 1 to 1048576"):
+        tcemu.golden.generate(arch="sm_90a", instr=WG, M=-64)
+    with pytest.raises(ValueError, match=r"^count: 0 is not a size from 1"):
+        tcemu.golden.generate(src="f32", dst="e4m3", count=0)
+    with pytest.raises(ValueError, match=r"^x \(rows x cols\) would hold"):
+        tcemu.golden.generate(recipe=tcemu.recipes()[0]["name"], rows=2**20, cols=2**20)
+    with pytest.raises(ValueError, match=r"^seed: -1 is not an integer"):
+        tcemu.golden.generate(src="f32", dst="e4m3", seed=-1)
+    with pytest.raises(TypeError, match=r"^K: an int is required"):
+        tcemu.golden.generate(arch="sm_90a", instr=WG, K=32.0)

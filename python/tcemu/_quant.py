@@ -61,6 +61,8 @@ def quantize(x, recipe, *, rbits=None, seed=None, offset=0, **options):
     v = _f32_values(x, "x")
     if v.ndim == 0:
         raise ValueError("x: a scalar; quantize takes a tensor (1-D or more)")
+    if v.size == 0:
+        raise ValueError(f"x: shape {v.shape} has no elements")
     v2 = np.ascontiguousarray(v.reshape(1, -1) if v.ndim == 1 else v.reshape(-1, v.shape[-1]))
     rows, cols = v2.shape
     if rows == 0 or cols == 0:

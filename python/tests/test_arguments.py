@@ -228,6 +228,10 @@ def test_quantize_errors():
         tcemu.quantize(x, name, no_such_option=1)
     with pytest.raises(TypeError, match=r"^x: dtype float64"):
         tcemu.quantize(np.ones((2, 64)), name)
+    with pytest.raises(ValueError, match=r"^x: shape \(1, 0\) has no elements"):
+        tcemu.quantize(np.ones((1, 0), np.float32), name)
+    with pytest.raises(ValueError, match=r"^recipe.mx.block: must be in 1\.\."):
+        tcemu.quantize(x, "mxfp8", block=0)
     with pytest.raises(TypeError, match=r"^q: a tcemu.Quantized"):
         tcemu.dequantize(x)
     with pytest.raises(TypeError, match=r"^grads:"):

@@ -171,3 +171,16 @@ def test_generate_sizes_are_checked_before_allocating():
         tcemu.golden.generate(src="f32", dst="e4m3", seed=-1)
     with pytest.raises(TypeError, match=r"^K: an int is required"):
         tcemu.golden.generate(arch="sm_90a", instr=WG, K=32.0)
+
+
+def test_column_major_cases_are_logical_arrays():
+    """A case stored column-major (A and D here) gives logical (row, col) arrays: tcemu.mma on
+    them gives its D, and compare reports positions in (row, col)."""
+    c = tcemu.golden.generate(arch="sm_90a", instr=WG, M=64, N=16, K=64, d_col=True, a_col=True, seed=2)
+    assert c.expected_col_major
+    d = tcemu.mma(c.operands["A"], c.operands["B"], c.operands["C"], arch="sm_90a", instr=WG)
+    assert np.array_equal(d, c.expected)
+    bad = c.expected.copy()
+    bad[3, 9] ^= 1
+    rep = tcemu.compare(c, bad)
+    assert rep.mismatch_count == 1 and (rep.mismatches[0].row, rep.mismatches[0].col) == (3, 9)

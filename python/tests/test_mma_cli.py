@@ -139,3 +139,28 @@ def test_threads_give_the_same_d(cli):
     assert np.array_equal(d1[rows].astype(np.uint64), ref)
     with pytest.raises(ValueError, match=r"^threads: 0 is outside"):
         tcemu.mma(A, B, arch="sm_90a", instr=e["ptx"], threads=0)
+
+
+def test_concurrent_python_threads_get_the_serial_results():
+    """The GIL is released inside mma and convert: calls from several Python threads at once
+    run concurrently and each gets what it gets alone."""
+    import threading
+    e = pick("sm_90a", CASES[0][1])
+    rng = np.random.default_rng(12)
+    jobs = [(random_codes(rng, "e4m3", (64, 96)), random_codes(rng, "e4m3", (96, 16))) for _ in range(6)]
+    xs = [rng.integers(0, 2**32, 20000, dtype=np.uint64).astype(np.uint32) for _ in range(6)]
+    serial_d = [tcemu.mma(a, b, arch="sm_90a", instr=e["ptx"], threads=1) for a, b in jobs]
+    serial_c = [tcemu.convert(x, "f32", "e5m2") for x in xs]
+    out_d, out_c = [None] * 6, [None] * 6
+
+    def work(i):
+        out_d[i] = tcemu.mma(*jobs[i], arch="sm_90a", instr=e["ptx"], threads=1)
+        out_c[i] = tcemu.convert(xs[i], "f32", "e5m2")
+
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    for i in range(6):
+        assert np.array_equal(out_d[i], serial_d[i]) and np.array_equal(out_c[i], serial_c[i])

@@ -5,12 +5,14 @@
 //   kernel per destination and mode (see f32_to_narrow below), vectorised by the compiler.
 // - 8- and 16-bit sources: a table of every code's result, built once per Converter.
 // Every kernel is checked against the scalar core over all inputs by tests/convert.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <vector>
 
 #include "tcemu/convert.hpp"
+#include "tcemu/parallel.hpp"
 
 namespace tcemu {
 namespace {
@@ -148,9 +150,24 @@ Converter::Converter(Fmt from, Fmt to, const ConvertOptions& opt) : from_(from),
   }
 }
 
-void Converter::run(const void* src, void* dst, size_t n, const uint32_t* rbits) const {
+void Converter::run(const void* src, void* dst, size_t n, const uint32_t* rbits, const Exec& exec) const {
   if (opt_.round == Round::rs && rbits == nullptr)
     throw std::invalid_argument("Converter::run: stochastic rounding (rs) needs one random word per element");
+  constexpr size_t chunk = size_t{1} << 16;
+  const int threads = n >= chunk ? thread_count(exec) : 1;
+  if (threads <= 1) {
+    run_serial(src, dst, n, rbits);
+    return;
+  }
+  const size_t sb = container_bytes(from_), db = container_bytes(to_);
+  parallel_for((n + chunk - 1) / chunk, Exec{threads}, [&](size_t c) {
+    const size_t i = c * chunk;
+    run_serial(static_cast<const unsigned char*>(src) + i * sb, static_cast<unsigned char*>(dst) + i * db,
+               std::min(chunk, n - i), rbits ? rbits + i : nullptr);
+  });
+}
+
+void Converter::run_serial(const void* src, void* dst, size_t n, const uint32_t* rbits) const {
   if (kernel_) { kernel_(src, dst, n); return; }
   const size_t sb = container_bytes(from_), db = container_bytes(to_);
   if (table_) {

@@ -21,9 +21,9 @@ struct TilePlan {
   size_t row_tiles = 0, col_tiles = 0;
 };
 
-// Tiles for an M x N x K problem on `threads` threads: column tiles only when K x N is above
-// the decoded limit (multiples of col_step columns), rows in multiples of `mstep` (the
-// instruction's M), about four tiles a thread so that the dynamic schedule balances them.
+// Tiles for an M x N x K problem on `threads` threads: about one tile a thread, the grid of
+// rows (multiples of `mstep`, the instruction's M) and columns (multiples of col_step) that
+// gives each thread the least work, decoding included, within the limits.
 TilePlan plan_tiles(size_t M, size_t N, size_t K, size_t mstep, int threads, const TileLimits& lim);
 
 // For tests: the limits the threaded mma uses (small ones force column tiles on small

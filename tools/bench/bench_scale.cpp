@@ -6,6 +6,7 @@
 //
 //   build/release/tools/bench/bench_scale --benchmark_filter=PerCore
 //   build/release/tools/bench/bench_scale --benchmark_filter=Threads
+//   build/release/tools/bench/bench_scale --benchmark_filter=ThreadsCpu
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -145,4 +146,11 @@ BENCHMARK(Threads1024_wgmma_e4m3)->Name("Threads1024/sm90a_wgmma_e4m3")->Arg(1)-
     ->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(2);
 BENCHMARK(Threads1024_mxf4nvf4)->Name("Threads1024/sm100a_mxf4nvf4_4X")->Arg(1)->Arg(2)->Arg(4)->Arg(16)
     ->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(2);
+// The same with the process's CPU time (every thread's): MAC per CPU-second of all threads
+// together. Equal rates for 1 and 2 threads mean the split adds no work, which is what a
+// machine shared with other jobs can still show when its wall-clock speed-up cannot be seen.
+BENCHMARK(Threads1024_wgmma_e4m3)->Name("ThreadsCpu1024/sm90a_wgmma_e4m3")->Arg(1)->Arg(2)
+    ->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK(Threads1024_mxf4nvf4)->Name("ThreadsCpu1024/sm100a_mxf4nvf4_4X")->Arg(1)->Arg(2)
+    ->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond)->Iterations(2);
 BENCHMARK_MAIN();

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <sys/wait.h>
@@ -162,6 +163,30 @@ TEST(MmaCli, FromValuesEqualsConvertedCodesAndValuesFile) {
   EXPECT_EQ(side.at("conversion").at("convention"), "ptx");
   EXPECT_EQ(side.at("conversion").at("operands").at("A").at("round"), "rn");
   EXPECT_EQ(side.at("shape").at("M"), M);
+  std::filesystem::remove_all(dir);
+}
+
+// The progress bar: on stderr when it is a terminal (`script` gives the command one), nothing
+// when it is not, nothing with --quiet.
+TEST(MmaCli, ProgressBarOnlyOnATerminal) {
+  const auto dir = work_dir();
+  const std::string a = (dir / "A.npy").string(), b = (dir / "B.npy").string(), d = (dir / "D.npy").string();
+  io::write_npy(a, io::make_npy("|u1", {256, 64}, std::vector<uint64_t>(256 * 64, 0x38)));
+  io::write_npy(b, io::make_npy("|u1", {64, 64}, std::vector<uint64_t>(64 * 64, 0x38)));
+  const std::string cmd = std::string(TCEMU_CLI) + " mma --arch sm_90a --instr wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 " +
+                          a + " " + b + " -o " + d;
+  const std::string err = (dir / "err.txt").string();
+  ASSERT_EQ(tcemu("mma --help > /dev/null; " + cmd + " 2> " + err + " > /dev/null").status, 0);
+  std::ifstream e(err);
+  const std::string stderr_text((std::istreambuf_iterator<char>(e)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(stderr_text, "");  // not a terminal: no bar
+  const CliRun tty = tcemu("mma --help > /dev/null; script -qec \"" + cmd + "\" /dev/null");
+  EXPECT_EQ(tty.status, 0) << tty.out;
+  EXPECT_NE(tty.out.find("MAC/s"), std::string::npos) << tty.out;
+  EXPECT_NE(tty.out.find("100%"), std::string::npos) << tty.out;
+  const CliRun quiet = tcemu("mma --help > /dev/null; script -qec \"" + cmd + " --quiet\" /dev/null");
+  EXPECT_EQ(quiet.status, 0) << quiet.out;
+  EXPECT_EQ(quiet.out.find("MAC/s"), std::string::npos) << quiet.out;
   std::filesystem::remove_all(dir);
 }
 

@@ -18,11 +18,22 @@
 
 namespace {
 
+// Codes of moderate magnitude, as a GEMM's operands and accumulators have: formats with 5 or
+// more exponent bits get exponents within 2^-8 .. 2^8 (full-range random bits would overflow
+// the f32 sums of bf16/tf32 products, and every such step would take the special-value path);
+// narrower formats any finite code.
 std::vector<uint64_t> random_codes(tcemu::Fmt f, size_t n, uint64_t seed) {
   std::mt19937_64 r(seed);
   std::vector<uint64_t> v(n);
-  const uint64_t mask = tcemu::info(f).code_mask();
+  const tcemu::FormatInfo& fi = tcemu::info(f);
+  const uint64_t mask = fi.code_mask();
   for (auto& x : v) {
+    if (fi.exp_bits >= 5) {
+      const uint64_t eb = static_cast<uint64_t>(fi.bias - 8 + static_cast<int>(r() % 17));
+      const uint64_t man = r() & ((uint64_t{1} << fi.man_bits) - 1);
+      x = (eb << (fi.man_shift + fi.man_bits)) | (man << fi.man_shift) | ((r() & 1) ? fi.sign_mask() : 0);
+      continue;
+    }
     do x = r() & mask;
     while (tcemu::decode(f, x).cls == tcemu::Class::nan || tcemu::decode(f, x).cls == tcemu::Class::inf);
   }

@@ -62,10 +62,10 @@ std::pair<size_t, size_t> logical_shape(const io::NpyArray& a, const std::string
 }
 
 // Storage (.npy order) to logical row-major.
-Matrix to_logical(const std::vector<uint64_t>& storage, size_t rows, size_t cols, bool col) {
+Matrix to_logical(std::vector<uint64_t> storage, size_t rows, size_t cols, bool col) {
   Matrix m{rows, cols, {}};
   if (!col) {
-    m.codes = storage;
+    m.codes = std::move(storage);
     return m;
   }
   m.codes.resize(rows * cols);
@@ -91,7 +91,7 @@ Matrix read_codes(const std::string& path, const std::string& what, const ElemTy
                        [](uint64_t v) { char b[24]; std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(v)); return std::string(b); }(s[i]) +
                        ", not a " + t.name + " code");
   }
-  return to_logical(s, rows, cols, col);
+  return to_logical(std::move(s), rows, cols, col);
 }
 
 // --from-values: f32 (<f4), f16 (<f2) or bf16 (uint16 bit patterns) values converted to `to`.
@@ -126,7 +126,7 @@ Matrix read_values(const std::string& path, const std::string& what, Fmt to, boo
                      {"to", std::string(info(to).name)},
                      {"round", std::string(to_string(r.options->round))},
                      {"satfinite", r.options->satfinite}};
-  return to_logical(s, rows, cols, col);
+  return to_logical(std::move(s), rows, cols, col);
 }
 
 std::string side_file(const std::string& out) {

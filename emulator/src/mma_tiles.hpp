@@ -11,7 +11,7 @@ struct TileLimits {
   // the memory every thread adds to the operands.
   size_t decoded = size_t{8} << 20;
   // D elements of one tile (its result is held until copied into D).
-  size_t output = size_t{4} << 20;
+  size_t output = size_t{1} << 20;
   // Column tiles are multiples of this many columns (the fast path's kernels take 32 at a time).
   size_t col_step = 64;
 };

@@ -2,17 +2,58 @@
 //
 // - f32 to a float format with subnormals (f16, bf16, e4m3, e5m2, e3m2, e2m3, e2m1) in
 //   rn/rna/rz/rd/ru, with or without satfinite, default NaN policy: one branch-free integer
-//   kernel per destination and mode (see f32_to_narrow below), vectorised by the compiler.
+//   kernel per destination and mode (see f32_to_narrow below), vectorised by the compiler for
+//   AVX-512, AVX2 and baseline x86-64 and chosen at run time.
 // - 8- and 16-bit sources: a table of every code's result, built once per Converter.
 // Every kernel is checked against the scalar core over all inputs by tests/convert.
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <vector>
 
 #include "tcemu/convert.hpp"
+#include "tcemu/parallel.hpp"
+#include "converter_isa.hpp"
+
+// The f32 kernels are compiled three times, for x86-64-v4 (AVX-512F/BW/DQ/VL), for AVX2 and
+// for the baseline, and picked at run time from what the CPU has (and the tests' limit).
+// Everything a kernel calls is forced inline so that it is compiled for the kernel's ISA.
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define TCEMU_CVT_X86 1
+#define TCEMU_CVT_HOT inline __attribute__((always_inline))
+#else
+#define TCEMU_CVT_HOT inline
+#endif
 
 namespace tcemu {
+
+namespace detail {
+
+namespace {
+std::atomic<int> g_isa_limit{static_cast<int>(ConvertIsa::avx512)};
+}
+
+ConvertIsa convert_isa() {
+#ifdef TCEMU_CVT_X86
+  static const ConvertIsa cpu = [] {
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512cd"))
+      return ConvertIsa::avx512;
+    if (__builtin_cpu_supports("avx2")) return ConvertIsa::avx2;
+    return ConvertIsa::baseline;
+  }();
+#else
+  const ConvertIsa cpu = ConvertIsa::baseline;
+#endif
+  return static_cast<ConvertIsa>(std::min(static_cast<int>(cpu), g_isa_limit.load(std::memory_order_relaxed)));
+}
+
+void limit_convert_isa(ConvertIsa most) { g_isa_limit.store(static_cast<int>(most), std::memory_order_relaxed); }
+
+}  // namespace detail
+
 namespace {
 
 template <typename T>
@@ -58,7 +99,7 @@ struct F32ToNarrow {
   static constexpr int sign_shift = fi.width - 1;
   using Out = std::conditional_t<(fi.width <= 8), uint8_t, uint16_t>;
 
-  static inline Out one(uint32_t u) {
+  static TCEMU_CVT_HOT Out one(uint32_t u) {
     const uint32_t sign = u >> 31;
     const uint32_t a = u & 0x7fffffffu;
     const int32_t eb = static_cast<int32_t>(a >> 23);
@@ -92,13 +133,27 @@ struct F32ToNarrow {
     return static_cast<Out>(r);
   }
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-  __attribute__((target_clones("avx2", "default")))
-#endif
-  static void run(const void* src, void* dst, size_t n) {
+  static TCEMU_CVT_HOT void loop(const void* src, void* dst, size_t n) {
     const uint32_t* in = static_cast<const uint32_t*>(src);
     Out* out = static_cast<Out*>(dst);
     for (size_t i = 0; i < n; ++i) out[i] = one(in[i]);
+  }
+  static void run_baseline(const void* src, void* dst, size_t n) { loop(src, dst, n); }
+#ifdef TCEMU_CVT_X86
+  __attribute__((target("avx2"))) static void run_avx2(const void* src, void* dst, size_t n) { loop(src, dst, n); }
+  __attribute__((target("arch=x86-64-v4"))) static void run_avx512(const void* src, void* dst, size_t n) {
+    loop(src, dst, n);
+  }
+#endif
+  static void run(const void* src, void* dst, size_t n) {
+#ifdef TCEMU_CVT_X86
+    switch (detail::convert_isa()) {
+      case detail::ConvertIsa::avx512: run_avx512(src, dst, n); return;
+      case detail::ConvertIsa::avx2: run_avx2(src, dst, n); return;
+      default: break;
+    }
+#endif
+    run_baseline(src, dst, n);
   }
 };
 
@@ -148,9 +203,24 @@ Converter::Converter(Fmt from, Fmt to, const ConvertOptions& opt) : from_(from),
   }
 }
 
-void Converter::run(const void* src, void* dst, size_t n, const uint32_t* rbits) const {
+void Converter::run(const void* src, void* dst, size_t n, const uint32_t* rbits, const Exec& exec) const {
   if (opt_.round == Round::rs && rbits == nullptr)
     throw std::invalid_argument("Converter::run: stochastic rounding (rs) needs one random word per element");
+  constexpr size_t chunk = size_t{1} << 16;
+  const int threads = n >= chunk ? thread_count(exec) : 1;
+  if (threads <= 1) {
+    run_serial(src, dst, n, rbits);
+    return;
+  }
+  const size_t sb = container_bytes(from_), db = container_bytes(to_);
+  parallel_for((n + chunk - 1) / chunk, Exec{threads}, [&](size_t c) {
+    const size_t i = c * chunk;
+    run_serial(static_cast<const unsigned char*>(src) + i * sb, static_cast<unsigned char*>(dst) + i * db,
+               std::min(chunk, n - i), rbits ? rbits + i : nullptr);
+  });
+}
+
+void Converter::run_serial(const void* src, void* dst, size_t n, const uint32_t* rbits) const {
   if (kernel_) { kernel_(src, dst, n); return; }
   const size_t sb = container_bytes(from_), db = container_bytes(to_);
   if (table_) {

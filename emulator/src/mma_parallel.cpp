@@ -18,17 +18,36 @@ TileLimits& mma_tile_limits() {
 
 TilePlan plan_tiles(size_t M, size_t N, size_t K, size_t mstep, int threads, const TileLimits& lim) {
   auto ceil_div = [](size_t a, size_t b) { return (a + b - 1) / b; };
-  TilePlan t;
+  auto round_up = [&](size_t a, size_t step) { return ceil_div(a, step) * step; };
   mstep = std::max<size_t>(mstep, 1);
-  t.cols = N;
-  if (K * N > lim.decoded) t.cols = std::min(N, std::max(lim.col_step, lim.decoded / K / lim.col_step * lim.col_step));
-  t.col_tiles = ceil_div(N, t.cols);
-  const size_t want = ceil_div(4 * static_cast<size_t>(std::max(threads, 1)), t.col_tiles);  // row tiles
-  size_t rows = ceil_div(M, want);
-  rows = std::min({rows, std::max<size_t>(1, lim.output / t.cols), std::max<size_t>(1, lim.decoded / K)});
-  t.rows = std::min(M, ceil_div(std::max<size_t>(rows, 1), mstep) * mstep);
-  t.row_tiles = ceil_div(M, t.rows);
-  return t;
+  const size_t cstep = std::max<size_t>(lim.col_step, 1), T = static_cast<size_t>(std::max(threads, 1));
+  // The largest tile the limits allow.
+  size_t max_cols = N;
+  if (K * N > lim.decoded) max_cols = std::max(cstep, lim.decoded / K / cstep * cstep);
+  const size_t max_rows = std::max(mstep, lim.decoded / K / mstep * mstep);
+  // Every grid of about T tiles (gr row tiles x ceil(T / gr) column tiles), costed as the
+  // waves of tiles a thread runs times a tile's work: rows x cols multiply-add chains plus the
+  // decoding of its rows of A and columns of B (weighted as 8 chains each).
+  TilePlan best;
+  double best_cost = -1;
+  for (size_t gr = 1; gr <= T; ++gr) {
+    const size_t gc = ceil_div(T, gr);
+    TilePlan t;
+    t.rows = std::min({M, round_up(ceil_div(M, gr), mstep), max_rows});
+    t.cols = std::min({N, gc == 1 ? N : round_up(ceil_div(N, gc), cstep), max_cols});
+    t.rows = std::max<size_t>(1, std::min(t.rows, std::max(mstep, lim.output / t.cols / mstep * mstep)));
+    t.rows = std::min(t.rows, M);
+    t.row_tiles = ceil_div(M, t.rows);
+    t.col_tiles = ceil_div(N, t.cols);
+    const double waves = static_cast<double>(ceil_div(t.row_tiles * t.col_tiles, T));
+    const double rows = static_cast<double>(t.rows), cols = static_cast<double>(t.cols);
+    const double cost = waves * (rows * cols + 8 * (rows + cols));
+    if (best_cost < 0 || cost < best_cost) {
+      best = t;
+      best_cost = cost;
+    }
+  }
+  return best;
 }
 
 }  // namespace detail
@@ -63,8 +82,10 @@ MmaResult mma(const InstrEntry& e, const MmaProblem& pr, const MmaOptions& opt, 
   if ((threads <= 1 && !progress) || !well_formed(e, pr)) return mma(e, pr, opt);
   const size_t M = static_cast<size_t>(pr.M), N = static_cast<size_t>(pr.N), K = static_cast<size_t>(pr.K);
   const size_t nb = scaled(e) ? K / static_cast<size_t>(pr.scale_block) : 0;
+  // With a progress report, at least 8 tiles, so that it moves.
+  const int plan_threads = progress ? std::max(threads, 8) : threads;
   const detail::TilePlan plan =
-      detail::plan_tiles(M, N, K, static_cast<size_t>(std::max(e.M, 1)), threads, detail::mma_tile_limits());
+      detail::plan_tiles(M, N, K, static_cast<size_t>(std::max(e.M, 1)), plan_threads, detail::mma_tile_limits());
   const size_t tiles = plan.row_tiles * plan.col_tiles;
   MmaResult out;
   out.D.resize(M * N);

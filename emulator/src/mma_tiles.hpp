@@ -11,7 +11,7 @@ struct TileLimits {
   // the memory every thread adds to the operands.
   size_t decoded = size_t{8} << 20;
   // D elements of one tile (its result is held until copied into D).
-  size_t output = size_t{4} << 20;
+  size_t output = size_t{1} << 20;
   // Column tiles are multiples of this many columns (the fast path's kernels take 32 at a time).
   size_t col_step = 64;
 };
@@ -21,9 +21,9 @@ struct TilePlan {
   size_t row_tiles = 0, col_tiles = 0;
 };
 
-// Tiles for an M x N x K problem on `threads` threads: column tiles only when K x N is above
-// the decoded limit (multiples of col_step columns), rows in multiples of `mstep` (the
-// instruction's M), about four tiles a thread so that the dynamic schedule balances them.
+// Tiles for an M x N x K problem on `threads` threads: about one tile a thread, the grid of
+// rows (multiples of `mstep`, the instruction's M) and columns (multiples of col_step) that
+// gives each thread the least work, decoding included, within the limits.
 TilePlan plan_tiles(size_t M, size_t N, size_t K, size_t mstep, int threads, const TileLimits& lim);
 
 // For tests: the limits the threaded mma uses (small ones force column tiles on small

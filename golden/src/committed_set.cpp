@@ -62,14 +62,17 @@ FamilyBuild build_family(const std::string& family, uint64_t seed) {
   if (reps.empty()) throw GoldenError("no catalog family '" + family + "'");
   FamilyBuild b;
   uint64_t s = seed;
+  // The requests first (with the datapath key each case is listed under), then every case
+  // generated, in parallel, in that order.
+  std::vector<MmaGenRequest> requests;
+  std::vector<std::string> keys;
   // Every datapath: at least kMinDots dot products (D elements) of mixed distributions
   // (each row of A, column of B, element of C drawn from one of the six, scales mixed too).
   for (const auto& [key, e] : reps) {
     const size_t n = (kMinDots + tile_elements(*e) - 1) / tile_elements(*e);
     for (size_t i = 0; i < n; ++i) {
-      Case c = generate_mma(request_for(*e, Dist::mixed, ScaleDist::mixed, s++));
-      b.cases_of_key[key].push_back(c.name);
-      b.file.cases.push_back(std::move(c));
+      requests.push_back(request_for(*e, Dist::mixed, ScaleDist::mixed, s++));
+      keys.push_back(key);
     }
   }
   // And each pure distribution (and scale pattern) once, on the family's first datapath.
@@ -78,9 +81,13 @@ FamilyBuild build_family(const std::string& family, uint64_t seed) {
   const auto scales = all_scale_distributions();
   const size_t pure = first.scale_type ? std::max(dists.size(), scales.size()) : dists.size();
   for (size_t i = 0; i < pure; ++i) {
-    Case c = generate_mma(request_for(first, dists[i % dists.size()], scales[i % scales.size()], s++));
-    b.cases_of_key[reps.begin()->first].push_back(c.name);
-    b.file.cases.push_back(std::move(c));
+    requests.push_back(request_for(first, dists[i % dists.size()], scales[i % scales.size()], s++));
+    keys.push_back(reps.begin()->first);
+  }
+  std::vector<Case> cases = generate_mma_cases(requests);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    b.cases_of_key[keys[i]].push_back(cases[i].name);
+    b.file.cases.push_back(std::move(cases[i]));
   }
   b.file.description = "tcemu committed golden set: " + family + " (" + std::to_string(reps.size()) +
                        " distinct datapaths; one instruction tile per case; golden/sets/index.json lists the cases of "

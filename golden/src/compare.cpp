@@ -204,8 +204,23 @@ std::string actual_kind(const std::string& path) {
   return "raw";
 }
 
-Array read_actual(const std::string& path, const Case& expected_case) {
-  const std::string kind = actual_kind(path);
+Array read_actual(const std::string& path, const Case& expected_case) { return ActualSource(path).read(expected_case); }
+
+ActualSource::ActualSource(std::string path) : path_(std::move(path)), kind_(actual_kind(path_)) {
+  if (kind_ != "golden") return;
+  golden_ = read_golden(path_);
+  for (size_t i = 0; i < golden_.cases.size(); ++i) index_.emplace(golden_.cases[i].name, i);  // the first of a name
+}
+
+std::vector<std::string> ActualSource::case_names() const {
+  std::vector<std::string> v;
+  for (const Case& c : golden_.cases) v.push_back(c.name);
+  return v;
+}
+
+Array ActualSource::read(const Case& expected_case) const {
+  const std::string& path = path_;
+  const std::string& kind = kind_;
   const Array& expected = expected_case.expected;
   Array a;  // the expected layout, without copying its codes
   a.type = expected.type;
@@ -218,22 +233,20 @@ Array read_actual(const std::string& path, const Case& expected_case) {
   const std::string what = std::to_string(expected.rows) + (expected.is_vector ? "" : " x " + std::to_string(expected.cols)) +
                            " " + expected.type.name + " codes (" + std::to_string(n * bytes) + " bytes)";
   if (kind == "golden") {
-    GoldenFile g = read_golden(path);
-    for (Case& c : g.cases)
-      if (c.name == expected_case.name) {
-        // A part of a quantize case (expected_parts: "scales", "global") is found by its name.
-        const Array* got = &c.expected;
-        if (c.expected_name != expected_case.expected_name) {
-          auto it = c.extra_expected.find(expected_case.expected_name);
-          if (it == c.extra_expected.end())
-            throw GoldenError(path + ": case '" + c.name + "' has no expected array '" + expected_case.expected_name + "'");
-          got = &it->second;
-        }
-        if (!(got->type == expected.type) || got->rows != expected.rows || got->cols != expected.cols)
-          throw GoldenError(path + ": case '" + c.name + "' has a result of another type or shape than the expected one");
-        return *got;
-      }
-    throw GoldenError(path + ": no case named '" + expected_case.name + "'");
+    const auto found = index_.find(expected_case.name);
+    if (found == index_.end()) throw GoldenError(path + ": no case named '" + expected_case.name + "'");
+    const Case& c = golden_.cases[found->second];
+    // A part of a quantize case (expected_parts: "scales", "global") is found by its name.
+    const Array* got = &c.expected;
+    if (c.expected_name != expected_case.expected_name) {
+      auto it = c.extra_expected.find(expected_case.expected_name);
+      if (it == c.extra_expected.end())
+        throw GoldenError(path + ": case '" + c.name + "' has no expected array '" + expected_case.expected_name + "'");
+      got = &it->second;
+    }
+    if (!(got->type == expected.type) || got->rows != expected.rows || got->cols != expected.cols)
+      throw GoldenError(path + ": case '" + c.name + "' has a result of another type or shape than the expected one");
+    return *got;
   }
   if (kind == "npy") {
     io::NpyArray arr;

@@ -379,6 +379,12 @@ Case generate_mma(const MmaGenRequest& q) {
   return c;
 }
 
+std::vector<Case> generate_mma_cases(std::span<const MmaGenRequest> requests, const Exec& exec) {
+  std::vector<Case> cases(requests.size());
+  parallel_for(requests.size(), exec, [&](size_t i) { cases[i] = generate_mma(requests[i]); });
+  return cases;
+}
+
 Case generate_convert(const ConvertGenRequest& q) {
   Case c;
   c.op = OpKind::convert;

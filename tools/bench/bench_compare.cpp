@@ -4,6 +4,7 @@
 //                 analysis and the alternative models evaluated on a sample (K = 32 operands)
 //   from_files    what `tcemu compare expected.json actual.npy` does for identical outputs:
 //                 read the golden file and its .npy result, read the actual .npy, compare
+//   golden files  two golden files of 166 cases (golden/sets/mma.sync_s8-u8.json with itself)
 // Time per iteration is the time of one comparison.
 //
 //   build/tools/bench/bench_compare --benchmark_min_time=1
@@ -121,6 +122,27 @@ void BM_Compare8192_FromFiles(benchmark::State& st) {
   st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * kN * kN));
 }
 BENCHMARK(BM_Compare8192_FromFiles)->Unit(benchmark::kMillisecond);
+
+// What `tcemu compare A.json B.json --no-models` does for two golden files: the committed
+// golden/sets/mma.sync_s8-u8.json (166 cases) against itself, the ACTUAL file read once
+// (ActualSource) and every case looked up by name. Items are cases.
+void BM_CompareGoldenFiles_s8u8(benchmark::State& st) {
+  const std::string path = std::string(TCEMU_SOURCE_DIR) + "/golden/sets/mma.sync_s8-u8.json";
+  CompareOptions opt;
+  opt.analyse_models = false;
+  size_t cases = 0;
+  for (auto _ : st) {
+    const GoldenFile exp = read_golden(path);
+    const ActualSource actual(path);
+    for (const Case& c : exp.cases) {
+      const CompareReport r = compare(c, actual.read(c), opt);
+      if (!r.identical()) st.SkipWithError("not identical");
+    }
+    cases = exp.cases.size();
+  }
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * cases));
+}
+BENCHMARK(BM_CompareGoldenFiles_s8u8)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

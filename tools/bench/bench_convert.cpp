@@ -63,7 +63,7 @@ void convert_array(benchmark::State& st, Fmt to) {
   const auto& in = f32_inputs();
   std::vector<uint8_t> out(in.size() * tcemu::container_bytes(to));
   for (auto _ : st) {
-    c.run(in.data(), out.data(), in.size());
+    c.run(in.data(), out.data(), in.size(), nullptr, tcemu::Exec{1});  // one core
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
@@ -103,7 +103,7 @@ void e4m3_to_f32_array(benchmark::State& st) {
   const auto& in = byte_inputs();
   std::vector<uint32_t> out(in.size());
   for (auto _ : st) {
-    c.run(in.data(), out.data(), in.size());
+    c.run(in.data(), out.data(), in.size(), nullptr, tcemu::Exec{1});  // one core
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }

@@ -86,8 +86,9 @@ int run_compare(const CompareArgs& a) {
   // writes the cases the GPU ran); the others are listed, not compared.
   std::set<std::string> present;
   const bool skip_missing = a.missing == "skip" && actual_kind(a.actual) == "golden";
+  const ActualSource actual(a.actual);  // a golden ACTUAL is read once, not once per case
   if (skip_missing)
-    for (const Case& c : read_golden(a.actual).cases) present.insert(c.name);
+    for (const std::string& name : actual.case_names()) present.insert(name);
   nlohmann::json skipped = nlohmann::json::array();
   size_t compared = 0;
   // A quantize case's codes are its main result; against a golden ACTUAL the scales and the
@@ -107,7 +108,7 @@ int run_compare(const CompareArgs& a) {
       continue;
     }
     ++compared;
-    const Array act = read_actual(a.actual, *c);
+    const Array act = actual.read(*c);
     const CompareReport r = compare(*c, act, opt);
     all_same = all_same && r.identical();
     if (!a.quiet) text << text_report(r) << (cases.size() > 1 ? "\n" : "");

@@ -111,6 +111,7 @@ int run_gen(const GenArgs& g) {
   file.description = g.description;
   const int modes = !g.instr.empty() + !g.cvt.empty() + !g.from.empty() + !g.recipe.empty();
   if (modes != 1) throw InputError("golden gen: give exactly one of --instr (with --arch), --cvt, --from/--to, or --recipe");
+  std::vector<MmaGenRequest> mma_requests;  // generated together, in parallel, after the loop
   for (int i = 0; i < g.cases; ++i) {
     const uint64_t seed = g.seed + static_cast<uint64_t>(i);
     if (!g.recipe.empty()) {
@@ -164,7 +165,7 @@ int run_gen(const GenArgs& g) {
           q.dist_b = g.dist_b.empty() ? d : dists_arg(g.dist_b, "--dist-b")[0];
           q.dist_c = g.dist_c.empty() ? d : dists_arg(g.dist_c, "--dist-c")[0];
           q.scales = s;
-          file.cases.push_back(generate_mma(q));
+          mma_requests.push_back(q);
         }
     } else if (!g.cvt.empty()) {
       CvtGenRequest q;
@@ -201,6 +202,7 @@ int run_gen(const GenArgs& g) {
       }
     }
   }
+  for (Case& c : generate_mma_cases(mma_requests)) file.cases.push_back(std::move(c));
   write_golden(g.out, file, g.npy_threshold);
   std::cout << "wrote " << file.cases.size() << " case" << (file.cases.size() == 1 ? "" : "s") << " to " << g.out << "\n";
   return 0;

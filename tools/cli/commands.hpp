@@ -21,5 +21,6 @@ void add_compare_command(CLI::App& app, Runner& run);
 void add_quantize_command(CLI::App& app, Runner& run);  // quantize and dequantize
 void add_analyze_command(CLI::App& app, Runner& run);
 void add_lossscale_command(CLI::App& app, Runner& run);
+void add_mma_command(CLI::App& app, Runner& run);  // whole-matrix MMA on .npy operands
 
 }  // namespace tcemu::cli

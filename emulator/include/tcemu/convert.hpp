@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tcemu/format.hpp"
+#include "tcemu/parallel.hpp"
 
 namespace tcemu {
 
@@ -120,12 +121,16 @@ class Converter {
   ConvertResult operator()(uint64_t code, uint32_t rbits = 0) const { return convert(from_, to_, code, opt_, rbits); }
   // Converts n elements stored in their natural containers (container_bytes). `rbits` (one
   // per element) is required with Round::rs (std::invalid_argument without it) and ignored
-  // otherwise. Flags are not reported.
-  void run(const void* src, void* dst, size_t n, const uint32_t* rbits = nullptr) const;
+  // otherwise. Flags are not reported. Arrays of 64 Ki elements and more are converted in
+  // chunks on thread_count(exec) threads (parallel.hpp; the default: every core or
+  // TCEMU_NUM_THREADS); every element's result is the same for any thread count.
+  void run(const void* src, void* dst, size_t n, const uint32_t* rbits = nullptr) const { run(src, dst, n, rbits, Exec{}); }
+  void run(const void* src, void* dst, size_t n, const uint32_t* rbits, const Exec& exec) const;
   bool has_fast_kernel() const { return kernel_ != nullptr; }
 
  private:
   using Kernel = void (*)(const void*, void*, size_t);
+  void run_serial(const void* src, void* dst, size_t n, const uint32_t* rbits) const;
   Fmt from_, to_;
   ConvertOptions opt_;
   Kernel kernel_ = nullptr;

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,21 @@ struct CompareOptions {
 // expected array, a .npy file, or a golden file holding a case of the same name. Throws
 // GoldenError (bad input: exit status 2) naming the problem.
 Array read_actual(const std::string& path, const Case& expected);
+// The same for many cases of one ACTUAL file: a golden ACTUAL is read once (and its cases
+// found by name), so comparing two golden files takes time linear in their size; .npy and raw
+// files are read per case, as by read_actual.
+class ActualSource {
+ public:
+  explicit ActualSource(std::string path);
+  Array read(const Case& expected) const;
+  // The case names of a golden ACTUAL (empty for the other kinds).
+  std::vector<std::string> case_names() const;
+
+ private:
+  std::string path_, kind_;
+  GoldenFile golden_;
+  std::map<std::string, size_t> index_;  // case name -> its first position in golden_.cases
+};
 // Which form `path` is: "golden" (.json), "npy" (.npy) or "raw".
 std::string actual_kind(const std::string& path);
 

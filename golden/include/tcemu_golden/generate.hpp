@@ -9,7 +9,9 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "tcemu/parallel.hpp"
 #include "tcemu_golden/golden.hpp"
 
 namespace tcemu::golden {
@@ -60,6 +62,10 @@ struct MmaGenRequest {
   std::string name;  // "" = made from the family, distributions and seed
 };
 Case generate_mma(const MmaGenRequest& r);
+// Every request's case, in the order of the requests, on thread_count(exec) threads (each case
+// is generated from its own seed alone, so the cases are those of generate_mma one by one).
+// A request that fails throws what generate_mma throws (the first failing request's error).
+std::vector<Case> generate_mma_cases(std::span<const MmaGenRequest> requests, const Exec& exec = {});
 
 struct ConvertGenRequest {
   Fmt from = Fmt::f32, to = Fmt::e4m3;

@@ -1,0 +1,368 @@
+// tcemu mma: the whole-matrix MMA of a catalog instruction on the user's own operands (.npy),
+// on every core. Storage orders as in `tcemu golden gen` (docs/golden.md): A row-major M x K,
+// B column-major (stored N x K), C and D row-major M x N, scales M x K/block and N x K/block.
+// Operands are codes, or with --from-values f32/f16/bf16 values converted first. D is written
+// as codes (the golden file's dtypes), with --values also as f32 (f64 for s32) values, and a
+// JSON side file says what was computed.
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli_util.hpp"
+#include "commands.hpp"
+#include "tcemu/catalog.hpp"
+#include "tcemu/convert.hpp"
+#include "tcemu/mma_parallel.hpp"
+#include "tcemu_golden/golden.hpp"
+#include "tcemu_golden/npy.hpp"
+
+namespace tcemu::cli {
+namespace {
+
+using golden::ElemType;
+
+struct MmaArgs {
+  std::string arch, instr, atype, btype, dtype, stype;
+  std::string a, b, c, scale_a, scale_b, out;
+  std::string order_a = "row", order_b = "col", order_c = "row", order_d = "row";
+  int promote_every = 0, scale_input_d = -1;
+  bool negate_a = false, negate_b = false, no_scale_d = false;
+  bool from_values = false, values = false, quiet = false;
+  std::string convention = "ptx", round;
+};
+
+bool col_order(const std::string& s, const char* flag) {
+  if (s == "row") return false;
+  if (s == "col") return true;
+  throw InputError(std::string(flag) + ": must be row or col, not '" + s + "'");
+}
+
+// A matrix read from a .npy file: its logical rows x cols, row-major, as 64-bit codes.
+struct Matrix {
+  size_t rows = 0, cols = 0;
+  std::vector<uint64_t> codes;
+};
+
+// The .npy file's 2-D shape: [rows, cols] for row order, [cols, rows] for col order.
+std::pair<size_t, size_t> logical_shape(const io::NpyArray& a, const std::string& path, bool col) {
+  if (a.shape.size() != 2)
+    throw InputError(path + ": a matrix needs 2 dimensions, the file has " + std::to_string(a.shape.size()));
+  if (a.shape[0] == 0 || a.shape[1] == 0) throw InputError(path + ": the matrix is empty");
+  if (a.shape[0] > INT_MAX || a.shape[1] > INT_MAX) throw InputError(path + ": a dimension is above 2^31 - 1");
+  return col ? std::pair{a.shape[1], a.shape[0]} : std::pair{a.shape[0], a.shape[1]};
+}
+
+// Storage (.npy order) to logical row-major.
+Matrix to_logical(std::vector<uint64_t> storage, size_t rows, size_t cols, bool col) {
+  Matrix m{rows, cols, {}};
+  if (!col) {
+    m.codes = std::move(storage);
+    return m;
+  }
+  m.codes.resize(rows * cols);
+  for (size_t c = 0; c < cols; ++c)
+    for (size_t r = 0; r < rows; ++r) m.codes[r * cols + c] = storage[c * rows + r];
+  return m;
+}
+
+// Codes of type t: the dtype's items must be t's container, every code within t's width.
+Matrix read_codes(const std::string& path, const std::string& what, const ElemType& t, bool col) {
+  const io::NpyArray a = io::read_npy(path);
+  const auto [rows, cols] = logical_shape(a, path, col);
+  if (a.item_size() != static_cast<size_t>(t.bytes))
+    throw InputError(path + ": " + what + " holds " + t.name + " codes, " + std::to_string(t.bytes) +
+                     "-byte items (e.g. " + golden::npy_descr(t) + "), but its dtype '" + a.descr + "' has " +
+                     std::to_string(a.item_size()) + "-byte items" +
+                     (t.fmt && a.descr[1] == 'f' ? " (values? then give --from-values)" : ""));
+  std::vector<uint64_t> s(a.count());
+  for (size_t i = 0; i < s.size(); ++i) {
+    s[i] = a.bits(i);
+    if (!golden::code_in_range(t, s[i]))
+      throw InputError(path + ": element " + std::to_string(i) + " (storage order) is 0x" +
+                       [](uint64_t v) { char b[24]; std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(v)); return std::string(b); }(s[i]) +
+                       ", not a " + t.name + " code");
+  }
+  return to_logical(std::move(s), rows, cols, col);
+}
+
+// --from-values: f32 (<f4), f16 (<f2) or bf16 (uint16 bit patterns) values converted to `to`.
+struct ValueConversion {
+  std::string convention;
+  OptionRequest request;
+  nlohmann::json record = nlohmann::json::object();  // per operand: source type and options
+};
+
+Matrix read_values(const std::string& path, const std::string& what, Fmt to, bool col, ValueConversion& vc) {
+  const io::NpyArray a = io::read_npy(path);
+  const auto [rows, cols] = logical_shape(a, path, col);
+  Fmt from;
+  if (a.descr == "<f4") from = Fmt::f32;
+  else if (a.descr == "<f2") from = Fmt::f16;
+  else if (a.descr == "<u2") from = Fmt::bf16;
+  else
+    throw InputError(path + ": --from-values reads f32 (<f4), f16 (<f2) or bf16 bit patterns (<u2), not dtype '" +
+                     a.descr + "'");
+  const Resolved r = resolve(vc.convention, from, to, vc.request);
+  if (!r.options)
+    throw InputError(what + ": no conversion " + std::string(info(from).name) + " -> " + std::string(info(to).name) +
+                     " under convention '" + vc.convention + "': " + r.error);
+  if (r.options->round == Round::rs) throw InputError("--round rs needs random bits; tcemu mma does not take them");
+  const Converter conv(from, to, *r.options);
+  const size_t db = container_bytes(to);
+  std::vector<uint8_t> out(a.count() * db);
+  conv.run(a.data.data(), out.data(), a.count());
+  std::vector<uint64_t> s(a.count(), 0);
+  for (size_t i = 0; i < s.size(); ++i) std::memcpy(&s[i], &out[i * db], db);
+  vc.record[what] = {{"from", std::string(info(from).name)},
+                     {"to", std::string(info(to).name)},
+                     {"round", std::string(to_string(r.options->round))},
+                     {"satfinite", r.options->satfinite}};
+  return to_logical(std::move(s), rows, cols, col);
+}
+
+std::string side_file(const std::string& out) {
+  const std::string ext = ".npy";
+  if (out.size() > ext.size() && out.compare(out.size() - ext.size(), ext.size(), ext) == 0)
+    return out.substr(0, out.size() - ext.size()) + ".json";
+  return out + ".json";
+}
+
+std::string values_file(const std::string& out) {
+  const std::string ext = ".npy";
+  if (out.size() > ext.size() && out.compare(out.size() - ext.size(), ext.size(), ext) == 0)
+    return out.substr(0, out.size() - ext.size()) + ".values.npy";
+  return out + ".values.npy";
+}
+
+// The progress bar on stderr: [#####.....]  45%  1.23 G MAC/s  12 s left.
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool on) : on_(on), start_(std::chrono::steady_clock::now()) {}
+  void update(double done, double total) {
+    if (!on_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (done < total && now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    const double secs = std::chrono::duration<double>(now - start_).count();
+    const double rate = secs > 0 ? done / secs : 0;
+    const int width = 30, filled = static_cast<int>(width * done / total);
+    std::string bar(static_cast<size_t>(filled), '#');
+    bar.append(static_cast<size_t>(width - filled), '.');
+    char line[160];
+    std::snprintf(line, sizeof line, "\r[%s] %3d%%  %.2f G MAC/s  %.0f s left ", bar.c_str(),
+                  static_cast<int>(100 * done / total), rate / 1e9, rate > 0 ? (total - done) / rate : 0.0);
+    std::cerr << line << std::flush;
+    shown_ = true;
+  }
+  ~ProgressBar() {
+    if (shown_) std::cerr << "\n";
+  }
+
+ private:
+  bool on_, shown_ = false;
+  std::chrono::steady_clock::time_point start_, last_{};
+};
+
+int run_mma(const MmaArgs& g) {
+  if (g.arch.empty() || g.instr.empty()) throw InputError("mma: --arch and --instr are required");
+  auto opt_fmt = [](const std::string& s) -> std::optional<Fmt> {
+    if (s.empty()) return std::nullopt;
+    return format_arg(s);
+  };
+  std::optional<AccType> dtype;
+  if (!g.dtype.empty()) {
+    dtype = parse_acc_type(g.dtype);
+    if (!dtype) throw InputError("--dtype: must be f16, f32 or s32");
+  }
+  const InstrLookup lk = find_instruction(g.arch, g.instr, opt_fmt(g.atype), opt_fmt(g.btype), dtype, opt_fmt(g.stype));
+  if (!lk.entry) throw InputError(lk.error);
+  const InstrEntry& e = *lk.entry;
+  const bool a_col = col_order(g.order_a, "--order-a"), b_col = col_order(g.order_b, "--order-b");
+  const bool c_col = col_order(g.order_c, "--order-c"), d_col = col_order(g.order_d, "--order-d");
+  if (!g.from_values && (!g.round.empty() || g.convention != "ptx"))
+    throw InputError("--convention and --round apply to --from-values only");
+  if (g.no_scale_d && !g.c.empty()) throw InputError("C.npy given with --no-scale-d (D = A*B reads no C)");
+  if (e.scale_type && (g.scale_a.empty() || g.scale_b.empty()))
+    throw InputError(e.ptx + " is block-scaled: give --scale-a and --scale-b");
+  if (!e.scale_type && (!g.scale_a.empty() || !g.scale_b.empty()))
+    throw InputError(e.ptx + " takes no block scales (--scale-a/--scale-b)");
+
+  ValueConversion vc;
+  vc.convention = g.convention;
+  if (!g.round.empty()) {
+    vc.request.round = parse_round(g.round);
+    if (!vc.request.round) throw InputError("--round: unknown rounding '" + g.round + "'");
+  }
+  auto operand = [&](const std::string& path, const char* what, Fmt f, bool col) {
+    return g.from_values ? read_values(path, what, f, col, vc) : read_codes(path, what, golden::elem_type(f), col);
+  };
+  Matrix A = operand(g.a, "A", e.atype, a_col);
+  Matrix B = operand(g.b, "B", e.btype, b_col);
+  const size_t M = A.rows, K = A.cols, N = B.cols;
+  if (B.rows != K)
+    throw InputError("A is " + std::to_string(M) + " x " + std::to_string(K) + " but B is " + std::to_string(B.rows) +
+                     " x " + std::to_string(N) + ": their K differ");
+  if (K % static_cast<size_t>(e.K) != 0)
+    throw InputError("K = " + std::to_string(K) + " is not a multiple of the instruction's K = " + std::to_string(e.K));
+  const ElemType acc_t = e.dtype == AccType::s32 ? golden::s32_type() : golden::elem_type(*acc_format(e.dtype));
+  Matrix C{M, N, {}};
+  if (!g.c.empty()) {
+    C = read_codes(g.c, "C", acc_t, c_col);
+    if (C.rows != M || C.cols != N)
+      throw InputError(g.c + ": C must be " + std::to_string(M) + " x " + std::to_string(N) + " (M x N), not " +
+                       std::to_string(C.rows) + " x " + std::to_string(C.cols));
+  } else {
+    C.codes.assign(M * N, 0);
+  }
+  Matrix SA, SB;
+  if (e.scale_type) {
+    const size_t nb = K / static_cast<size_t>(e.scale_block);
+    const ElemType st = golden::elem_type(*e.scale_type);
+    SA = read_codes(g.scale_a, "scale_A", st, false);
+    SB = read_codes(g.scale_b, "scale_B", st, false);
+    auto want = [&](const Matrix& s, size_t rows, const std::string& path, const char* what) {
+      if (s.rows != rows || s.cols != nb)
+        throw InputError(path + ": " + what + " must be " + std::to_string(rows) + " x " + std::to_string(nb) +
+                         " (one " + st.name + " scale per " + std::to_string(e.scale_block) + " elements of K), not " +
+                         std::to_string(s.rows) + " x " + std::to_string(s.cols));
+    };
+    want(SA, M, g.scale_a, "scale_A (M x K/block)");
+    want(SB, N, g.scale_b, "scale_B (N x K/block)");
+  }
+  MmaProblem p;
+  p.M = static_cast<int>(M);
+  p.N = static_cast<int>(N);
+  p.K = static_cast<int>(K);
+  p.atype = e.atype;
+  p.btype = e.btype;
+  p.A = A.codes;
+  p.B = B.codes;
+  p.C = C.codes;
+  if (e.scale_type) {
+    p.scale_type = e.scale_type;
+    p.scale_block = e.scale_block;
+    p.sa = SA.codes;
+    p.sb = SB.codes;
+  }
+  MmaOptions o;
+  o.promote_every = g.promote_every;
+  o.negate_a = g.negate_a;
+  o.negate_b = g.negate_b;
+  o.scale_d = !g.no_scale_d && !g.c.empty();
+  o.scale_input_d = g.scale_input_d;
+  MmaResult r;
+  {
+    ProgressBar bar(!g.quiet && isatty(STDERR_FILENO));
+    r = mma(e, p, o, Exec{}, [&bar](double done, double total) { bar.update(done, total); });
+  }
+  if (!r.error.empty()) throw InputError("mma: " + r.error);
+  for (Matrix* m : {&A, &B, &C, &SA, &SB}) std::vector<uint64_t>().swap(m->codes);  // D alone from here on
+
+  // D in its storage order, as codes; optionally as values.
+  std::vector<uint64_t> d(M * N);
+  if (d_col)
+    for (size_t m = 0; m < M; ++m)
+      for (size_t n = 0; n < N; ++n) d[n * M + m] = r.D[m * N + n];
+  else
+    d = std::move(r.D);
+  const std::vector<size_t> dshape = d_col ? std::vector<size_t>{N, M} : std::vector<size_t>{M, N};
+  io::write_npy(g.out, io::make_npy(golden::npy_descr(acc_t), dshape, d));
+  nlohmann::json side = {
+      {"format", "tcemu-mma-output"},
+      {"version", 1},
+      {"tcemu_version", "0.1.0"},
+      {"instruction",
+       {{"arch", e.arch}, {"ptx", e.ptx}, {"atype", std::string(info(e.atype).name)},
+        {"btype", std::string(info(e.btype).name)}, {"dtype", std::string(to_string(e.dtype))}}},
+      {"shape", {{"M", M}, {"N", N}, {"K", K}}},
+      {"options",
+       {{"promote_every", o.promote_every}, {"negate_a", o.negate_a}, {"negate_b", o.negate_b},
+        {"scale_d", o.scale_d}, {"scale_input_d", o.scale_input_d}}},
+      {"orders", {{"A", g.order_a}, {"B", g.order_b}, {"C", g.order_c}, {"D", g.order_d}}},
+      {"inputs", {{"A", g.a}, {"B", g.b}}},
+      {"D", {{"npy", g.out}, {"type", acc_t.name}}},
+      {"operands_as", g.from_values ? "values" : "codes"}};
+  if (!g.c.empty()) side["inputs"]["C"] = g.c;
+  if (e.scale_type) {
+    side["instruction"]["stype"] = std::string(info(*e.scale_type).name);
+    side["instruction"]["scale_block"] = e.scale_block;
+    side["inputs"]["scale_A"] = g.scale_a;
+    side["inputs"]["scale_B"] = g.scale_b;
+  }
+  if (g.from_values) side["conversion"] = {{"convention", vc.convention}, {"operands", vc.record}};
+  if (g.values) {
+    const std::string vpath = values_file(g.out);
+    std::vector<uint64_t> bits(d.size());
+    std::string descr;
+    if (e.dtype == AccType::s32) {
+      descr = "<f8";
+      for (size_t i = 0; i < d.size(); ++i)
+        bits[i] = std::bit_cast<uint64_t>(static_cast<double>(static_cast<int32_t>(static_cast<uint32_t>(d[i]))));
+    } else {
+      descr = "<f4";  // f32 codes are their values; f16 widens exactly
+      const ConvertOptions exact;
+      for (size_t i = 0; i < d.size(); ++i)
+        bits[i] = e.dtype == AccType::f32 ? d[i] : convert(Fmt::f16, Fmt::f32, d[i], exact).code;
+    }
+    io::write_npy(vpath, io::make_npy(descr, dshape, bits));
+    side["D"]["values_npy"] = vpath;
+    side["D"]["values_type"] = descr == "<f8" ? "f64" : "f32";
+  }
+  const std::string spath = side_file(g.out);
+  std::ofstream js(spath);
+  js << side.dump(2) << "\n";
+  if (!js) throw InputError(spath + ": cannot write");
+  if (!g.quiet)
+    std::cout << "D (" << M << " x " << N << ", " << acc_t.name << ") written to " << g.out << "; what was computed: "
+              << spath << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_mma_command(CLI::App& app, Runner& run) {
+  auto g = std::make_shared<MmaArgs>();
+  auto* c = app.add_subcommand("mma", "The whole-matrix MMA of an instruction on your operands (.npy), on every core");
+  c->add_option("--arch", g->arch, "target architecture (sm_80, sm_90a, sm_100a, sm_120a, ...)")->required();
+  c->add_option("--instr", g->instr, "the instruction's PTX spelling (see `tcemu instr list`)")->required();
+  c->add_option("--atype", g->atype, "A's type, where the spelling leaves it out (tcgen05)");
+  c->add_option("--btype", g->btype, "B's type, where the spelling leaves it out");
+  c->add_option("--dtype", g->dtype, "accumulator type f16, f32 or s32, where the spelling leaves it out");
+  c->add_option("--stype", g->stype, "scale type ue8m0 or ue4m3 (block-scaled kinds)");
+  c->add_option("A", g->a, "A.npy: M x K (row order; --order-a col: stored K x M)")->required();
+  c->add_option("B", g->b, "B.npy: K x N (col order by default: stored N x K; --order-b row: K x N)")->required();
+  c->add_option("C", g->c, "C.npy: M x N accumulator codes (without it: D = A*B, as --no-scale-d)");
+  c->add_option("--scale-a", g->scale_a, "block-scaled kinds: scale_A.npy, M x K/block scale codes");
+  c->add_option("--scale-b", g->scale_b, "block-scaled kinds: scale_B.npy, N x K/block scale codes");
+  c->add_option("-o,--output", g->out, "D.npy to write (codes; a JSON side file D.json says what was computed)")
+      ->required();
+  c->add_option("--order-a", g->order_a, "storage order of A: row or col")->capture_default_str();
+  c->add_option("--order-b", g->order_b, "storage order of B: row or col")->capture_default_str();
+  c->add_option("--order-c", g->order_c, "storage order of C: row or col")->capture_default_str();
+  c->add_option("--order-d", g->order_d, "storage order of D: row or col")->capture_default_str();
+  c->add_option("--promote-every", g->promote_every, "FP32 promotion every N instructions along K (0 = off)");
+  c->add_flag("--negate-a", g->negate_a, "wgmma imm-scale-a = -1");
+  c->add_flag("--negate-b", g->negate_b, "wgmma imm-scale-b = -1");
+  c->add_flag("--no-scale-d", g->no_scale_d, "scale-d / enable-input-d false: D = A*B");
+  c->add_option("--scale-input-d", g->scale_input_d, "tcgen05 scale-input-d s in 0..15 (D = A*B + C*2^-s)");
+  c->add_flag("--from-values", g->from_values,
+              "A and B hold f32 (<f4), f16 (<f2) or bf16 (<u2 bit patterns) values, converted to the operand "
+              "types first (C and scales stay codes)");
+  c->add_option("--convention", g->convention, "--from-values: the conversion's convention (`tcemu convert --list`)")
+      ->capture_default_str();
+  c->add_option("--round", g->round, "--from-values: rounding rn, rna, rz, rd, ru (default: the convention's)");
+  c->add_flag("--values", g->values, "also write D's values (f32; f64 for s32) to D.values.npy");
+  c->add_flag("-q,--quiet", g->quiet, "no progress bar, no summary line");
+  c->callback([&run, g] { run = [g] { return run_mma(*g); }; });
+}
+
+}  // namespace tcemu::cli

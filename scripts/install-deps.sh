@@ -5,6 +5,8 @@
 set -euo pipefail
 pkgs=(cmake g++ make libboost-dev libgtest-dev googletest librapidcheck-dev nlohmann-json3-dev
       libcli11-dev libbenchmark-dev libomp-dev
+      # Headless Chromium renders the HTML report in GoldenBrowser.HeatMapRendersInHeadlessChromium.
+      chromium
       # The Python package (python/) and its tests, for Debian's /usr/bin/python3.
       pybind11-dev python3-dev python3-numpy python3-pytest python3-hypothesis python3-setuptools)
 missing=()

@@ -1,6 +1,6 @@
 // Renders the HTML report in headless Chromium and checks that the heat map's script ran
 // (the canvas carries data-rendered="true" and the number of painted cells). Runs only where
-// /usr/bin/chromium exists; CI does not install it, so elsewhere the test skips and says so.
+// /usr/bin/chromium exists (scripts/install-deps.sh installs it, so CI runs it); elsewhere it skips and says so.
 #include <gtest/gtest.h>
 
 #include <array>

@@ -204,7 +204,9 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
   if (x_in.size() != rows * cols) throw std::invalid_argument("tensor size does not match its shape");
   if (o.round != Round::rn && o.round != Round::rs) throw std::invalid_argument("NVFP4 element rounding is rn or rs");
   const bool te = nvfp4_te_order(o.order);
-  const bool fast = nvfp4_te_fast_math_applies(o);
+  const bool fast = nvfp4_te_fast_math_applies(o) && !o.te_test_reference;
+  if (o.te_test_reference && (o.order != Nvfp4Order::te || o.tile2d))
+    throw std::invalid_argument("TE's test reference (te_test_reference) is modelled for order te with 1x16 blocks");
   if (o.round == Round::rs) {
     if (!te) throw std::invalid_argument("stochastic rounding is modelled for TE's order only (cvt.rs)");
     if (cols % 4 != 0) throw std::invalid_argument("stochastic rounding packs 4 elements: columns must be a multiple of 4");
@@ -245,9 +247,20 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
   if (te) {
     q.amax = amax;
     q.global_scale = nvfp4_te_encode_scale(amax);
+    if (o.te_test_reference && o.fast_math) {  // the reference caps S_enc at bf16 max
+      const float g = fminf_c(2688.0f / amax, kBf16Max);
+      q.global_scale = (amax == 0.0f || g == 0.0f) ? 1.0f : g;
+    }
     for (size_t b = 0; b < bamax.size(); ++b) {
       q.scales[b] = nvfp4_te_block_scale(bamax[b], q.global_scale, o.order);
-      elem_mul[b] = nvfp4_te_element_scale(q.scales[b], q.global_scale, fast);
+      if (o.te_test_reference) {
+        const float sfb = code_to_f32(Fmt::e4m3, q.scales[b]);
+        float m = sfb == 0.0f ? 0.0f : fminf_c(1.0f / (sfb * (1.0f / q.global_scale)), kFltMax);
+        if (o.fast_math) m = code_to_f32(Fmt::bf16, convert(Fmt::f32, Fmt::bf16, f32_bits(m), ConvertOptions{}).code);
+        elem_mul[b] = m;
+      } else {
+        elem_mul[b] = nvfp4_te_element_scale(q.scales[b], q.global_scale, fast);
+      }
     }
   } else {
     // per_tensor_amax_to_scale: amax.to(f32) / (F8E4M3_MAX * F4_E2M1_MAX) = amax / 2688.

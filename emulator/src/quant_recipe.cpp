@@ -78,6 +78,7 @@ Upstream recipe_upstream(const Recipe& r) {
       const std::string nv_file = "torchao/prototype/mx_formats/nvfp4_tensor.py";
       switch (r.nvfp4.order) {
         case Nvfp4Order::te:
+          if (r.nvfp4.te_test_reference) return {te, te_c, "tests/cpp/operator/test_cast_nvfp4_transpose.cu"};
           return {te, te_c,
                   nvfp4_te_fast_math_applies([&] { Nvfp4Options o = r.nvfp4; o.input = r.input; return o; }())
                       ? "transformer_engine/common/cast/nvfp4/specialized/quantize_transpose_nvfp4_tuned_1D.cuh"
@@ -91,7 +92,10 @@ Upstream recipe_upstream(const Recipe& r) {
       break;
     }
     case RecipeKind::fp8_current: return {te, te_c, "transformer_engine/common/recipe/current_scaling.cu"};
-    case RecipeKind::fp8_block: return {te, te_c, "transformer_engine/common/cast/fp8_blockwise/group_quantize_fp8_blockwise.cuh"};
+    case RecipeKind::fp8_block:
+      return {te, te_c,
+              r.tile128 ? "transformer_engine/common/transpose/quantize_transpose_square_blockwise.cu"
+                        : "transformer_engine/common/transpose/quantize_transpose_vector_blockwise.cu"};
   }
   return {};
 }

@@ -120,7 +120,8 @@ void read_mx(MxOptions& o, const json& j, const std::string& w) {
 }
 
 void read_nvfp4(Nvfp4Options& o, const json& j, const std::string& w) {
-  only_keys(j, w, {"order", "tile2d", "fast_math", "round", "rs_map", "global_amax", "rht", "rht_signs", "rht_out"});
+  only_keys(j, w, {"order", "tile2d", "fast_math", "round", "rs_map", "global_amax", "rht", "rht_signs", "rht_out", "te_test_reference"});
+  if (j.contains("te_test_reference")) o.te_test_reference = boolean(j, "te_test_reference", w);
   if (j.contains("order"))
     o.order = choice<Nvfp4Order>(j, "order", w,
                                  {{"te", Nvfp4Order::te}, {"te-div6", Nvfp4Order::te_div6}, {"torchao", Nvfp4Order::torchao},
@@ -187,7 +188,8 @@ json recipe_json(const Recipe& r) {
                     {"rs_map", o.rs_map == RsBitMap::ptx_doc ? "ptx_doc" : "flashinfer_hw"},
                     {"rht", o.rht},
                     {"rht_signs", o.rht_signs},
-                    {"rht_out", o.rht_out == RhtOut::bf16 ? "bf16" : "f32"}};
+                    {"rht_out", o.rht_out == RhtOut::bf16 ? "bf16" : "f32"},
+                    {"te_test_reference", o.te_test_reference}};
       if (o.global_amax) j["nvfp4"]["global_amax"] = hex32(std::bit_cast<uint32_t>(*o.global_amax));
       break;
     }
@@ -284,6 +286,8 @@ QuantShapes quant_shapes(const Recipe& r, size_t rows, size_t cols, const std::s
       s.scales = elem_type(Fmt::e4m3);
       s.global = nvfp4_has_global(o.order);
       g = make_grid(rows, cols, o.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);
+      if (o.te_test_reference && (o.order != Nvfp4Order::te || o.tile2d))
+        fail(w + ".nvfp4.te_test_reference", "TE's test reference is modelled for order te with 1x16 blocks");
       if (o.rht && cols % 16 != 0)
         fail(w + ".nvfp4.rht", "the 16-point Hadamard transform needs a multiple of 16 columns, x has " + std::to_string(cols));
       if (o.round == Round::rs) {

@@ -275,7 +275,7 @@ TEST(MxPublished, ZeroBlockPerConvention) {
   const std::vector<float> x(32, 0.0f);
   // torchao FLOOR: exponent field 0 - 127 - 8, clamped to -127 -> code 0; OCP leaves it open.
   EXPECT_EQ(int(mx_quantize(x, 1, 32, opts(MxScaleMode::floor)).scales[0]), 0);
-  // TE: cvt.rp.satfinite.ue8m0(0) = 0x00 (NUMERICS.md §2.2: 0 gives 0x00).
+  // TE: cvt.rp.satfinite.ue8m0(0) = 0x00 (the PTX ISA's cvt.rp.satfinite.ue8m0x2.f32; torchao's contract case "zero" expects 0 too).
   EXPECT_EQ(int(mx_quantize(x, 1, 32, opts(MxScaleMode::rceil_sat)).scales[0]), 0);
 }
 

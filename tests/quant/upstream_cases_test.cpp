@@ -287,4 +287,79 @@ TEST(Issue14, Nvfp4FastMathFmaPlusZero) {
   EXPECT_EQ(int(q.codes[1]), 0x8);
 }
 
+// TE's NVFP4 kernels and its C++ test reference (tests/cpp/operator/test_cast_nvfp4_transpose.cu)
+// disagree in two corners; the kernels are the default, the reference an option.
+TEST(Issue14, TeNvfp4KernelVersusTestReference) {
+  Nvfp4Options kernel, reference;
+  reference.te_test_reference = true;
+  // A block whose scale rounds to 0 (block amax 2^-20 under S_enc = 2688 / 6 = 448: sfb =
+  // e4m3(2^-20 * 74.67) = 0): the kernel multiplies by FLT_MAX (its 2^-20 saturates to 6, 0x7),
+  // the reference by 0 (0x0).
+  std::vector<float> x(32, 0.0f);
+  x[0] = 6.0f;
+  x[16] = 0x1p-20f;
+  Nvfp4Tensor k = nvfp4_quantize(x, 1, 32, kernel), r = nvfp4_quantize(x, 1, 32, reference);
+  EXPECT_EQ(int(k.scales[1]), 0);
+  EXPECT_EQ(int(r.scales[1]), 0);
+  EXPECT_EQ(int(k.codes[16]), 0x7);
+  EXPECT_EQ(int(r.codes[16]), 0x0);
+  // Fast math: the reference caps S_enc at bf16 max, the kernel at FLT_MAX.
+  kernel.fast_math = reference.fast_math = true;
+  kernel.input = reference.input = Fmt::bf16;
+  const std::vector<float> tiny(16, 0x1p-120f);
+  EXPECT_EQ(nvfp4_quantize(tiny, 1, 16, kernel).global_scale, std::numeric_limits<float>::max());
+  EXPECT_EQ(nvfp4_quantize(tiny, 1, 16, reference).global_scale, 0x1.FEp127f);
+  reference.tile2d = true;
+  EXPECT_THROW(nvfp4_quantize(tiny, 16, 1, reference), std::invalid_argument);
+}
+
+// NVFP4 blocks with NaN, Inf and zeros, worked out by hand from each upstream file.
+TEST(Issue14, Nvfp4NanInfBlocks) {
+  std::vector<float> x(32, 0.0f);
+  x[0] = kNaN;
+  x[1] = 1.0f;
+  x[16] = kInf;
+  x[17] = 2.0f;
+  // TE: fmaxf drops NaN, amax Inf gives S_enc 1; block 0: sfb = e4m3(1/6) = 0.171875 (0x23),
+  // 1 * (1/0.171875) = 5.82 -> 6; NaN -> cvt.satfinite +6; block 1: sfb saturates to 448 (0x7e),
+  // Inf * (1/448) -> +6, 2/448 -> 0.
+  Nvfp4Options te;
+  Nvfp4Tensor q = nvfp4_quantize(x, 1, 32, te);
+  EXPECT_EQ(q.global_scale, 1.0f);
+  EXPECT_EQ(int(q.scales[0]), 0x23);
+  EXPECT_EQ(int(q.scales[1]), 0x7E);
+  EXPECT_EQ(int(q.codes[0]), 0x7);
+  EXPECT_EQ(int(q.codes[1]), 0x7);
+  EXPECT_EQ(int(q.codes[2]), 0x0);
+  EXPECT_EQ(int(q.codes[16]), 0x7);
+  EXPECT_EQ(int(q.codes[17]), 0x0);
+  // torchao two-level: torch.amax is NaN, so per_tensor, every block scale (0x7f) and every
+  // element (x * NaN: the bit-trick code 0x4) are NaN.
+  Nvfp4Options ao;
+  ao.order = Nvfp4Order::torchao;
+  q = nvfp4_quantize(x, 1, 32, ao);
+  EXPECT_EQ(qref::bits(q.global_scale), 0x7FFFFFFFu);
+  for (uint8_t s : q.scales) EXPECT_EQ(int(s), 0x7F);
+  for (uint8_t c : q.codes) EXPECT_EQ(int(c), 0x4);
+  // Without the NaN: per_tensor = Inf; block 0: Inf / Inf = NaN (0x7f, codes 0x4); block 1:
+  // (2/6) / Inf = 0, clamped to 2^-6 (0x08); (1/Inf) / 2^-6 = 0, so every element is 0.
+  x[0] = 0.0f;
+  x[1] = kInf;
+  x[16] = 0.0f;
+  q = nvfp4_quantize(x, 1, 32, ao);
+  EXPECT_EQ(int(q.scales[0]), 0x7F);
+  EXPECT_EQ(int(q.scales[1]), 0x08);
+  EXPECT_EQ(int(q.codes[0]), 0x4);
+  EXPECT_EQ(int(q.codes[17]), 0x0);
+  // torchao one-level: block 1's Inf / 6 clamps to 448 (0x7e), Inf * (1/448) clamps to 6 (0x7).
+  ao.order = Nvfp4Order::torchao_single;
+  x[16] = kInf;
+  q = nvfp4_quantize(x, 1, 32, ao);
+  EXPECT_EQ(int(q.scales[0]), 0x7E);
+  EXPECT_EQ(int(q.codes[1]), 0x7);
+  EXPECT_EQ(int(q.scales[1]), 0x7E);
+  EXPECT_EQ(int(q.codes[16]), 0x7);
+  EXPECT_EQ(int(q.codes[17]), 0x0);
+}
+
 }  // namespace

@@ -44,7 +44,7 @@ std::string_view to_string(Nvfp4Order o);
 enum class RhtOut : uint8_t { bf16, f32 };
 
 // The 16 signs of TE's default RHT, element i uses bit i: s = [1,1,1,-1,1,-1,-1,-1,-1,-1,-1,1,
-// -1,1,-1,-1] (NUMERICS.md §4); a set bit means -1.
+// -1,1,-1,-1] (TE transformer_engine/pytorch/tensor/nvfp4_tensor.py at d0067d0); a set bit means -1.
 inline constexpr uint16_t kTeRhtSignMask = 0b1101'0111'1110'1000;
 
 struct Nvfp4Options {
@@ -54,6 +54,12 @@ struct Nvfp4Options {
                             // it: coefficient bf16(fminf(S_enc / sfb, bf16 max)), element
                             // fma.rn.f32.bf16(x, coef, +0); other inputs and 16x16 ignore it
   Fmt input = Fmt::f32;     // the input's format (f32, f16, bf16): selects TE's kernel
+  // TE's C++ test reference (tests/cpp/operator/test_cast_nvfp4_transpose.cu, quantize_nvfp4_1d)
+  // instead of its kernels, where the two disagree: a block scale of 0 gives multiplier 0 (the
+  // kernels: FLT_MAX); with fast_math (any input) S_enc is capped at bf16 max and the multiplier
+  // is bf16(fminf(1 / (sfb * (1 / S_enc)), FLT_MAX)) applied by a plain f32 multiply (the tuned
+  // kernel: bf16(fminf(S_enc / sfb, bf16 max)) and fma with +0). Order te, 1x16 only.
+  bool te_test_reference = false;
   Round round = Round::rn;  // rn, or rs (cvt.rs.satfinite.e2m1x4.f32; one random word per 4 elements)
   RsBitMap rs_map = RsBitMap::ptx_doc;
   std::optional<float> global_amax;  // the tensor amax behind the per-tensor scale (default: computed)

@@ -83,7 +83,7 @@ Upstream recipe_upstream(const Recipe& r) {
                   nvfp4_te_fast_math_applies([&] { Nvfp4Options o = r.nvfp4; o.input = r.input; return o; }())
                       ? "transformer_engine/common/cast/nvfp4/specialized/quantize_transpose_nvfp4_tuned_1D.cuh"
                       : "transformer_engine/common/cast/nvfp4/quantize_transpose_nvfp4.cuh"};
-        case Nvfp4Order::te_div6: return {te, "3f5b47549", "transformer_engine/common/util/nvfp4_transpose.cuh"};
+        case Nvfp4Order::te_div6: return {te, "3f5b47549567d13db76470073c8f0467c23d4fca", "transformer_engine/common/util/nvfp4_transpose.cuh"};
         case Nvfp4Order::torchao:
         case Nvfp4Order::torchao_single: return {ao, ao_c, nv_file};
         case Nvfp4Order::torchao_0_16: return {ao, "v0.16.0", nv_file};

@@ -64,6 +64,40 @@ std::string_view to_string(MxScaleMode m) {
   return "?";
 }
 
+std::optional<MxVariant> parse_mx_variant(std::string_view s) {
+  if (s == "current") return MxVariant::current;
+  if (s == "torchao-0.18") return MxVariant::torchao_0_18;
+  if (s == "te-2.12") return MxVariant::te_2_12;
+  return std::nullopt;
+}
+std::string_view to_string(MxVariant v) {
+  switch (v) {
+    case MxVariant::current: return "current";
+    case MxVariant::torchao_0_18: return "torchao-0.18";
+    case MxVariant::te_2_12: return "te-2.12";
+  }
+  return "?";
+}
+
+std::optional<TorchaoFloorPath> parse_torchao_floor_path(std::string_view s) {
+  if (s == "to_mx") return TorchaoFloorPath::to_mx;
+  if (s == "cuda") return TorchaoFloorPath::cuda;
+  return std::nullopt;
+}
+std::string_view to_string(TorchaoFloorPath p) { return p == TorchaoFloorPath::cuda ? "cuda" : "to_mx"; }
+
+std::string mx_options_error(const MxOptions& o) {
+  if (o.floor_path == TorchaoFloorPath::cuda &&
+      (o.scale != MxScaleMode::floor || o.elem != Fmt::e4m3 || o.variant != MxVariant::current))
+    return "floor path cuda (torchao's CUDA MXFP8 kernel) applies to scale floor with e4m3 elements, variant current";
+  const bool torchao_bits = o.scale == MxScaleMode::floor || o.scale == MxScaleMode::ceil || o.scale == MxScaleMode::even;
+  if (o.variant == MxVariant::torchao_0_18 && !torchao_bits)
+    return "variant torchao-0.18 applies to scale modes floor, ceil and even (torchao <= v0.18.0 RCEIL is scale rceil-legacy)";
+  if (o.variant == MxVariant::te_2_12 && o.scale != MxScaleMode::rceil_sat)
+    return "variant te-2.12 applies to scale mode rceil-sat only";
+  return {};
+}
+
 bool mx_supported(Fmt e) {
   return e == Fmt::e4m3 || e == Fmt::e5m2 || e == Fmt::e3m2 || e == Fmt::e2m3 || e == Fmt::e2m1 || e == Fmt::s8;
 }
@@ -117,6 +151,29 @@ int ceil_log2_f32(float d) {
   return static_cast<int>(std::ceil(static_cast<double>(static_cast<float>(l))));
 }
 
+// A NaN result of a GPU f32 operation: the canonical 0x7FFFFFFF.
+float gpu_nan(float v) { return std::isnan(v) ? f32_from_bits(0x7FFFFFFF) : v; }
+
+}  // namespace
+
+uint8_t torchao_floatx_nan_code(Fmt f, uint32_t nan_bits) {
+  // custom_fp_utils._f32_to_floatx_unpacked: a NaN fails both the saturate (x >= max) and the
+  // denormal (x < min_normal) tests, so it takes the normal branch: bits + ((bias - 127) << 23)
+  // + magic_adder + mant_odd, shifted right by 23 - mbits, truncated to uint8, sign or-ed in.
+  const int ebits = info(f).exp_bits, mbits = info(f).man_bits;
+  const int64_t bias = (1 << (ebits - 1)) - 1;
+  const uint32_t sign = nan_bits & 0x80000000u;
+  const int64_t x = static_cast<int64_t>(nan_bits ^ sign);
+  const int64_t mant_odd = (x >> (23 - mbits)) & 1;
+  const int64_t magic = (int64_t{1} << (23 - mbits - 1)) - 1;
+  const int64_t normal = x + ((bias - 127) * (int64_t{1} << 23)) + magic + mant_odd;
+  uint8_t code = static_cast<uint8_t>(static_cast<uint64_t>(normal >> (23 - mbits)) & 0xFF);
+  const uint32_t sign_lp = (sign >> (23 + 8 - mbits - ebits)) & (1u << (ebits + mbits));
+  return static_cast<uint8_t>(code | sign_lp);
+}
+
+namespace {
+
 ConvertOptions cast_options(const MxOptions& o, ElemCast cast) {
   ConvertOptions c;
   c.round = o.round;
@@ -146,6 +203,8 @@ uint8_t cast_element(float y, const MxOptions& o, uint32_t rbits) {
     if (y < -mx) y = -mx;
   }
   const ConvertOptions c = cast_options(o, cast);
+  if (cast == ElemCast::torch && std::isnan(y) && o.elem != Fmt::s8 && o.elem != Fmt::e4m3 && o.elem != Fmt::e5m2)
+    return torchao_floatx_nan_code(o.elem, f32_bits(y));
   if (o.elem == Fmt::s8) {
     // MXINT8: the element holds y * 2^6 as a two's complement integer, clamped symmetrically
     // to +-127 (microxcaling's max_norm 127/64). NaN gives 0 (PTX float-to-integer).
@@ -190,11 +249,14 @@ uint8_t mx_scale_code(float amax, const MxOptions& o) {
       const float rcp = static_cast<float>(1.0 / static_cast<double>(max_norm));
       return e8m0_round_up(amax * rcp, true);
     }
-    case MxScaleMode::rceil:
-      // torchao: descale = max_abs / max_pos (f32), rounded up to a power of two, no saturation.
-      return e8m0_round_up(amax / max_norm, false);
+    case MxScaleMode::rceil: {
+      // torchao _to_mx_rceil: descale = max_abs * (1.0 / max_pos) (the Python float rounded to
+      // f32 by the f32 multiply), rounded up to a power of two without saturation.
+      const float rcp = static_cast<float>(1.0 / static_cast<double>(max_norm));
+      return e8m0_round_up(amax * rcp, false);
+    }
     case MxScaleMode::rceil_legacy: {
-      // torchao _to_mx_rceil: descale = max_abs / max_pos; NaN -> 0xFF; else
+      // torchao <= v0.18.0 _to_mx_rceil: descale = max_abs / max_pos; NaN -> 0xFF; else
       // clamp(ceil(log2(descale)), -127, 127) + 127 (0 gives -inf, clamped to 0; Inf gives 254).
       const float d = amax / max_norm;
       if (std::isnan(d)) return 0xFF;
@@ -209,6 +271,14 @@ uint8_t mx_scale_code(float amax, const MxOptions& o) {
     case MxScaleMode::floor:
     case MxScaleMode::ceil:
     case MxScaleMode::even: {
+      if (o.floor_path == TorchaoFloorPath::cuda) {
+        // mxfp8_quantize.cuh calculate_scale<FLOOR>: __nv_cvt_float_to_e8m0(amax * (1.0f /
+        // F8E4M3_MAX_POWER_OF_2), __NV_NOSAT, cudaRoundZero); NaN and Inf give 0xFF.
+        ConvertOptions c;
+        c.round = Round::rz;
+        c.satfinite = false;
+        return static_cast<uint8_t>(convert(Fmt::f32, Fmt::ue8m0, f32_bits(amax * 0x1p-8f), c).code);
+      }
       // torchao to_mx: integer work on the f32 bits of max_abs.
       if (std::isnan(amax)) return 0xFF;
       uint32_t bits = f32_bits(amax);
@@ -221,37 +291,55 @@ uint8_t mx_scale_code(float amax, const MxOptions& o) {
       int unbiased = pow2 - emax;
       if (unbiased < -127) unbiased = -127;
       if (unbiased > 128) unbiased = 128;
+      // Since torchao 5d73a0c10: where(isfinite(max_abs), code, 0xFF) - an Inf amax (or EVEN's
+      // rounding of amax up to Inf) gives 0xFF like NaN.
+      if (o.variant == MxVariant::current && (bits & 0x7F800000u) == 0x7F800000u) return 0xFF;
       return static_cast<uint8_t>(unbiased + 127);
     }
   }
   throw std::invalid_argument("unknown MX scale mode");
 }
 
+float te_exp2f_rcp(uint8_t e, MxVariant v) {
+  if (v == MxVariant::te_2_12)  // TE <= v2.12: 1 for code 0, else bits (254 - e) << 23 (0xFE: +0, 0xFF: -Inf)
+    return e == 0 ? 1.0f : f32_from_bits(static_cast<uint32_t>(254 - static_cast<int>(e)) << 23);
+  if (e == 0xFF) return f32_from_bits(0x7FFFFFFF);
+  if (e == 0xFE) return f32_from_bits(0x00400000);  // 2^-127
+  return f32_from_bits(static_cast<uint32_t>(254 - static_cast<int>(e)) << 23);
+}
+
+float torchao_e8m0_reciprocal(uint8_t e) {
+  // _e8m0_scale_to_reciprocal_fp32: (254 - e) as uint8 read as E8M0 (0 -> 2^-127, 0xFF -> NaN).
+  const uint8_t r = static_cast<uint8_t>(254 - static_cast<int>(e));
+  if (r == 0xFF) return f32_from_bits(0x7F800001);
+  if (r == 0) return f32_from_bits(0x00400000);
+  return f32_from_bits(static_cast<uint32_t>(r) << 23);
+}
+
 uint8_t mx_element_code(float x, uint8_t scale, const MxOptions& o, uint32_t rbits) {
   switch (o.scale) {
-    case MxScaleMode::rceil_sat: {
-      // TE exp2f_rcp: 1 for code 0, else the f32 with exponent field 254 - e (0xFE -> +0.0,
-      // 0xFF -> the bits 0xFF800000, -Inf), then x * that in f32.
-      const float inv = scale == 0 ? 1.0f : f32_from_bits(static_cast<uint32_t>(254 - static_cast<int>(scale)) << 23);
-      return cast_element(x * inv, o, rbits);
-    }
-    case MxScaleMode::rceil: {
-      // torchao: x * 2^(127 - e) (2^127 for code 0), NaN for 0xFF.
-      const float inv = scale == 0xFF ? std::numeric_limits<float>::quiet_NaN() : std::ldexp(1.0f, 127 - static_cast<int>(scale));
-      return cast_element(x * inv, o, rbits);
-    }
+    case MxScaleMode::rceil_sat:
+      // TE: x * exp2f_rcp(e) in f32 (mul.f32x2), a GPU NaN is 0x7FFFFFFF.
+      return cast_element(gpu_nan(x * te_exp2f_rcp(scale, o.variant)), o, rbits);
+    case MxScaleMode::rceil:
+      // torchao: x * 2^(127 - e) (2^127 for code 0, 2^-127 for 0xFE), NaN for 0xFF.
+      return cast_element(gpu_nan(x * torchao_e8m0_reciprocal(scale)), o, rbits);
     case MxScaleMode::rceil_legacy: {
-      // torchao <= 0.12: descale_fp = 1 for code 0, else exp2(127 - e) (exact in f32, 2^-128 subnormal).
+      // torchao <= v0.18.0: descale_fp = 1 for code 0, else exp2(127 - e) (exact in f32; 0xFE: 2^-127).
       const float inv = scale == 0 ? 1.0f : std::ldexp(1.0f, 127 - static_cast<int>(scale));
       return cast_element(x * inv, o, rbits);
     }
     default: {
-      // torchao: scale_fp32 = bits(e << 23), clamped below to 2^-126 (so code 0 divides by
-      // 2^-126), then data_hp / scale_fp32 in f32.
-      float s = f32_from_bits(uint32_t{scale} << 23);
-      const float min_normal = std::numeric_limits<float>::min();
-      if (s < min_normal) s = min_normal;
-      return cast_element(x / s, o, rbits);
+      if (o.variant == MxVariant::torchao_0_18) {
+        // torchao <= v0.18.0: scale_fp32 = bits(e << 23), clamped below to 2^-126 (so code 0
+        // divides by 2^-126, 0xFF by Inf), then data_hp / scale_fp32 in f32.
+        float s = f32_from_bits(uint32_t{scale} << 23);
+        const float min_normal = std::numeric_limits<float>::min();
+        if (s < min_normal) s = min_normal;
+        return cast_element(x / s, o, rbits);
+      }
+      // torchao since 5d73a0c10: data_hp * _e8m0_scale_to_reciprocal_fp32(e) in f32.
+      return cast_element(gpu_nan(x * torchao_e8m0_reciprocal(scale)), o, rbits);
     }
   }
 }
@@ -266,6 +354,7 @@ MxTensor mx_quantize(std::span<const float> x, size_t rows, size_t cols, const M
   if (x.size() != rows * cols)
     throw std::invalid_argument("tensor has " + std::to_string(x.size()) + " values, shape says " +
                                 std::to_string(rows * cols));
+  if (const std::string err = mx_options_error(o); !err.empty()) throw std::invalid_argument(err);
   if (o.round == Round::rs && rbits.size() < x.size())
     throw std::invalid_argument("stochastic rounding needs one random word per element");
   MxTensor q;
@@ -300,15 +389,26 @@ MxTensor mx_quantize(std::span<const float> x, size_t rows, size_t cols, const M
 std::optional<MxDequant> parse_mx_dequant(std::string_view s) {
   if (s == "ocp") return MxDequant::ocp;
   if (s == "te") return MxDequant::te;
+  if (s == "te-2.18") return MxDequant::te_2_18;
   return std::nullopt;
 }
 
-std::string_view to_string(MxDequant d) { return d == MxDequant::te ? "te" : "ocp"; }
+std::string_view to_string(MxDequant d) {
+  switch (d) {
+    case MxDequant::ocp: return "ocp";
+    case MxDequant::te: return "te";
+    case MxDequant::te_2_18: return "te-2.18";
+  }
+  return "?";
+}
 
 float mx_dequantize_element(Fmt elem, uint8_t code, uint8_t scale, MxDequant d) {
   float s;
-  if (d == MxDequant::te) {
-    s = f32_from_bits(static_cast<uint32_t>(scale) << 23);  // TE ptx::exp2f: 0 -> +0, 0xFF -> +Inf
+  if (d == MxDequant::te || d == MxDequant::te_2_18) {
+    if (d == MxDequant::te_2_18) s = f32_from_bits(static_cast<uint32_t>(scale) << 23);  // 0 -> +0, 0xFF -> +Inf
+    else if (scale == 0xFF) s = f32_from_bits(0x7FFFFFFF);  // ptx::exp2f since 4ff5fdfed
+    else if (scale == 0) s = f32_from_bits(0x00400000);     // 2^-127
+    else s = f32_from_bits(static_cast<uint32_t>(scale) << 23);
     const float v = elem == Fmt::s8 ? static_cast<float>(static_cast<int8_t>(code)) / 64.0f : code_to_f32(elem, code);
     const float p = v * s;
     return std::isnan(p) ? f32_from_bits(0x7FFFFFFF) : p;  // a GPU multiply gives the canonical NaN

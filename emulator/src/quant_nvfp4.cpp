@@ -16,6 +16,8 @@ std::optional<Nvfp4Order> parse_nvfp4_order(std::string_view s) {
   if (s == "te-div6" || s == "te_div6") return Nvfp4Order::te_div6;
   if (s == "torchao") return Nvfp4Order::torchao;
   if (s == "torchao-single" || s == "torchao_single") return Nvfp4Order::torchao_single;
+  if (s == "torchao-0.16") return Nvfp4Order::torchao_0_16;
+  if (s == "torchao-single-0.17") return Nvfp4Order::torchao_single_0_17;
   return std::nullopt;
 }
 std::string_view to_string(Nvfp4Order o) {
@@ -24,8 +26,15 @@ std::string_view to_string(Nvfp4Order o) {
     case Nvfp4Order::te_div6: return "te-div6";
     case Nvfp4Order::torchao: return "torchao";
     case Nvfp4Order::torchao_single: return "torchao-single";
+    case Nvfp4Order::torchao_0_16: return "torchao-0.16";
+    case Nvfp4Order::torchao_single_0_17: return "torchao-single-0.17";
   }
   return "?";
+}
+bool nvfp4_te_order(Nvfp4Order o) { return o == Nvfp4Order::te || o == Nvfp4Order::te_div6; }
+bool nvfp4_has_global(Nvfp4Order o) { return o != Nvfp4Order::torchao_single && o != Nvfp4Order::torchao_single_0_17; }
+bool nvfp4_te_fast_math_applies(const Nvfp4Options& o) {
+  return o.fast_math && o.input == Fmt::bf16 && !o.tile2d && nvfp4_te_order(o.order);
 }
 
 namespace {
@@ -194,7 +203,10 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
                            std::span<const uint32_t> rbits) {
   if (x_in.size() != rows * cols) throw std::invalid_argument("tensor size does not match its shape");
   if (o.round != Round::rn && o.round != Round::rs) throw std::invalid_argument("NVFP4 element rounding is rn or rs");
-  const bool te = o.order == Nvfp4Order::te || o.order == Nvfp4Order::te_div6;
+  const bool te = nvfp4_te_order(o.order);
+  const bool fast = nvfp4_te_fast_math_applies(o) && !o.te_test_reference;
+  if (o.te_test_reference && (o.order != Nvfp4Order::te || o.tile2d))
+    throw std::invalid_argument("TE's test reference (te_test_reference) is modelled for order te with 1x16 blocks");
   if (o.round == Round::rs) {
     if (!te) throw std::invalid_argument("stochastic rounding is modelled for TE's order only (cvt.rs)");
     if (cols % 4 != 0) throw std::invalid_argument("stochastic rounding packs 4 elements: columns must be a multiple of 4");
@@ -228,27 +240,42 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
   q.scales.resize(bamax.size());
   std::vector<float> elem_mul(bamax.size());   // te: x * mul
   std::vector<float> elem_div(bamax.size());   // torchao: x / div
+  // torchao's f32 results are the GPU's: a NaN is 0x7FFFFFFF (its casts read the bits).
+  auto gpu = [](float v) { return std::isnan(v) ? f32_from_bits(0x7FFFFFFF) : v; };
+  const bool two_level = o.order == Nvfp4Order::torchao || o.order == Nvfp4Order::torchao_0_16;
+  const bool recip = o.order == Nvfp4Order::torchao || o.order == Nvfp4Order::torchao_single;
   if (te) {
     q.amax = amax;
     q.global_scale = nvfp4_te_encode_scale(amax);
+    if (o.te_test_reference && o.fast_math) {  // the reference caps S_enc at bf16 max
+      const float g = fminf_c(2688.0f / amax, kBf16Max);
+      q.global_scale = (amax == 0.0f || g == 0.0f) ? 1.0f : g;
+    }
     for (size_t b = 0; b < bamax.size(); ++b) {
       q.scales[b] = nvfp4_te_block_scale(bamax[b], q.global_scale, o.order);
-      elem_mul[b] = nvfp4_te_element_scale(q.scales[b], q.global_scale, o.fast_math);
+      if (o.te_test_reference) {
+        const float sfb = code_to_f32(Fmt::e4m3, q.scales[b]);
+        float m = sfb == 0.0f ? 0.0f : fminf_c(1.0f / (sfb * (1.0f / q.global_scale)), kFltMax);
+        if (o.fast_math) m = code_to_f32(Fmt::bf16, convert(Fmt::f32, Fmt::bf16, f32_bits(m), ConvertOptions{}).code);
+        elem_mul[b] = m;
+      } else {
+        elem_mul[b] = nvfp4_te_element_scale(q.scales[b], q.global_scale, fast);
+      }
     }
   } else {
-    const float per_tensor = o.order == Nvfp4Order::torchao ? amax / 2688.0f : 1.0f;
+    // per_tensor_amax_to_scale: amax.to(f32) / (F8E4M3_MAX * F4_E2M1_MAX) = amax / 2688.
+    const float per_tensor = two_level ? gpu(amax / 2688.0f) : 1.0f;
     q.amax = amax;
     q.global_scale = per_tensor;
     for (size_t b = 0; b < bamax.size(); ++b) {
-      const float block_scale = bamax[b] / 6.0f;
-      if (o.order == Nvfp4Order::torchao) {
-        const float scaled = block_scale / per_tensor;
-        q.scales[b] = torch_e4m3(torch_clamp(scaled, kE4m3MinNormal, 448.0f));
-        elem_div[b] = per_tensor * code_to_f32(Fmt::e4m3, q.scales[b]);
-      } else {
-        q.scales[b] = torch_e4m3(torch_clamp(block_scale, kE4m3MinNormal, 448.0f));
-        elem_div[b] = code_to_f32(Fmt::e4m3, q.scales[b]);
-      }
+      const float block_scale = gpu(bamax[b] / 6.0f);
+      const float scaled = two_level ? gpu(block_scale / per_tensor) : block_scale;
+      q.scales[b] = torch_e4m3(torch_clamp(scaled, kE4m3MinNormal, 448.0f));
+      const float sfb = code_to_f32(Fmt::e4m3, q.scales[b]);
+      if (o.order == Nvfp4Order::torchao) elem_mul[b] = gpu(gpu(1.0f / per_tensor) / sfb);  // (1/pts)/sfb
+      else if (o.order == Nvfp4Order::torchao_single) elem_mul[b] = gpu(1.0f / sfb);     // 1/sfb
+      else if (o.order == Nvfp4Order::torchao_0_16) elem_div[b] = gpu(per_tensor * sfb);  // pts*sfb
+      else elem_div[b] = sfb;
     }
   }
 
@@ -257,12 +284,23 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
   for (size_t r = 0; r < rows; ++r)
     for (size_t c = 0; c < cols; ++c) {
       const size_t i = r * cols + c, b = q.grid.scale_index(r, c);
-      y[i] = te ? x[i] * elem_mul[b] : torch_clamp(x[i] / elem_div[b], -6.0f, 6.0f);
+      if (te && fast) {
+        // fma.rn.f32.bf16(x, coef, +0): the bf16 x bf16 product rounded once; an exact -0
+        // product plus +0 is +0 (RN).
+        const float p = x[i] * elem_mul[b];
+        y[i] = p == 0.0f && x[i] == 0.0f ? 0.0f : p;
+      } else if (te) {
+        y[i] = x[i] * elem_mul[b];
+      } else {
+        y[i] = gpu(torch_clamp(gpu(recip ? x[i] * elem_mul[b] : x[i] / elem_div[b]), -6.0f, 6.0f));
+      }
     }
   ConvertOptions e2m1 = ptx_sat_rn();  // cvt.rn.satfinite.e2m1x2.f32; torchao's cast saturates too
   if (o.round == Round::rn) {
     for (size_t i = 0; i < y.size(); ++i)
-      q.codes[i] = static_cast<uint8_t>(convert(Fmt::f32, Fmt::e2m1, f32_bits(y[i]), e2m1).code);
+      q.codes[i] = !te && std::isnan(y[i])
+                       ? torchao_floatx_nan_code(Fmt::e2m1, f32_bits(y[i]))  // torchao's bit trick on NaN
+                       : static_cast<uint8_t>(convert(Fmt::f32, Fmt::e2m1, f32_bits(y[i]), e2m1).code);
   } else {
     std::string err;
     const auto cvt = parse_ptx_cvt("cvt.rs.satfinite.e2m1x4.f32", &err);
@@ -286,7 +324,7 @@ std::optional<Nvfp4Dequant> parse_nvfp4_dequant(std::string_view s) {
 std::string_view to_string(Nvfp4Dequant d) { return d == Nvfp4Dequant::te_kernel ? "te" : "tcemu"; }
 
 std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d) {
-  const bool te = q.order == Nvfp4Order::te || q.order == Nvfp4Order::te_div6;
+  const bool te = nvfp4_te_order(q.order);
   if (d == Nvfp4Dequant::te_kernel) {
     if (!te) throw std::invalid_argument("TE's NVFP4 dequantize kernel applies to the te orders");
     // factor_inv = 1.0 / (6.0 * 448.0) in double, stored as a float constant.
@@ -302,7 +340,8 @@ std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d) {
       }
     return out;
   }
-  const float s_dec = te ? 1.0f / q.global_scale : q.global_scale;
+  // torchao get_hp_scales: sfb alone without a per-tensor scale, else per_tensor * sfb.
+  const float s_dec = te ? 1.0f / q.global_scale : nvfp4_has_global(q.order) ? q.global_scale : 1.0f;
   std::vector<float> out(q.codes.size());
   for (size_t r = 0; r < q.grid.rows; ++r)
     for (size_t c = 0; c < q.grid.cols; ++c) {

@@ -8,10 +8,10 @@ namespace tcemu::quant {
 
 namespace {
 const std::array<RecipePreset, 14> kPresets = {{
-    {"mxfp8", "MXFP8 as TransformerEngine: e4m3, 1x32, cvt.rp.satfinite.ue8m0 scale (rceil-sat), cvt.rn.satfinite elements"},
+    {"mxfp8", "MXFP8 as TransformerEngine: e4m3, 1x32, cvt.rp.satfinite.ue8m0 scale (rceil-sat), x * exp2f_rcp, cvt.rn.satfinite elements"},
     {"mxfp8-e5m2", "as mxfp8 with e5m2 elements (TE gradients)"},
     {"mxfp8-torchao", "torchao MXFP8: e4m3, 1x32, RCEIL without saturation (Inf/NaN blocks -> scale 0xff)"},
-    {"mx", "OCP MX v1.0: e4m3, 1x32, FLOOR scale, elements clamped (torchao FLOOR order); set --elem/--scale/--block/--axis"},
+    {"mx", "torchao to_mx: e4m3, 1x32, FLOOR scale, x * 2^(127-e), elements clamped; set --elem/--scale/--block/--axis"},
     {"mxfp6-e3m2", "OCP MX FLOOR with e3m2 elements"},
     {"mxfp6-e2m3", "OCP MX FLOOR with e2m3 elements"},
     {"mxfp4", "OCP MX FLOOR with e2m1 elements (torchao MXFP4)"},
@@ -59,6 +59,47 @@ std::optional<Recipe> find_recipe(std::string_view name) {
   return r;
 }
 
+Upstream recipe_upstream(const Recipe& r) {
+  const std::string ao = "pytorch/ao", te = "NVIDIA/TransformerEngine";
+  const std::string ao_c(kTorchaoCommit), te_c(kTeCommit);
+  switch (r.kind) {
+    case RecipeKind::mx: {
+      const MxOptions& o = r.mx;
+      if (o.scale == MxScaleMode::rceil_sat)
+        return {te, o.variant == MxVariant::te_2_12 ? "v2.12" : te_c, "transformer_engine/common/cast/mxfp8/quantize_mxfp8.cuh"};
+      if (o.elem == Fmt::s8) return {"OCP", "mx-v1.0", "OCP Microscaling Formats (MX) v1.0, section 6.3 (torchao to_mx order)"};
+      const std::string mx_file = "torchao/prototype/mx_formats/mx_tensor.py";
+      if (o.scale == MxScaleMode::rceil_legacy) return {ao, "v0.18.0", mx_file};
+      if (o.variant == MxVariant::torchao_0_18) return {ao, "v0.18.0", mx_file};
+      if (o.floor_path == TorchaoFloorPath::cuda) return {ao, ao_c, "torchao/csrc/cuda/mx_kernels/mxfp8_quantize.cuh"};
+      return {ao, ao_c, mx_file};
+    }
+    case RecipeKind::nvfp4: {
+      const std::string nv_file = "torchao/prototype/mx_formats/nvfp4_tensor.py";
+      switch (r.nvfp4.order) {
+        case Nvfp4Order::te:
+          if (r.nvfp4.te_test_reference) return {te, te_c, "tests/cpp/operator/test_cast_nvfp4_transpose.cu"};
+          return {te, te_c,
+                  nvfp4_te_fast_math_applies([&] { Nvfp4Options o = r.nvfp4; o.input = r.input; return o; }())
+                      ? "transformer_engine/common/cast/nvfp4/specialized/quantize_transpose_nvfp4_tuned_1D.cuh"
+                      : "transformer_engine/common/cast/nvfp4/quantize_transpose_nvfp4.cuh"};
+        case Nvfp4Order::te_div6: return {te, "3f5b47549567d13db76470073c8f0467c23d4fca", "transformer_engine/common/util/nvfp4_transpose.cuh"};
+        case Nvfp4Order::torchao:
+        case Nvfp4Order::torchao_single: return {ao, ao_c, nv_file};
+        case Nvfp4Order::torchao_0_16: return {ao, "v0.16.0", nv_file};
+        case Nvfp4Order::torchao_single_0_17: return {ao, "v0.17.0", nv_file};
+      }
+      break;
+    }
+    case RecipeKind::fp8_current: return {te, te_c, "transformer_engine/common/recipe/current_scaling.cu"};
+    case RecipeKind::fp8_block:
+      return {te, te_c,
+              r.tile128 ? "transformer_engine/common/transpose/quantize_transpose_square_blockwise.cu"
+                        : "transformer_engine/common/transpose/quantize_transpose_vector_blockwise.cu"};
+  }
+  return {};
+}
+
 size_t random_words_needed(const Recipe& r, size_t n) {
   if (r.kind == RecipeKind::mx && r.mx.round == Round::rs) return n;
   if (r.kind == RecipeKind::nvfp4 && r.nvfp4.round == Round::rs) return n / 4;
@@ -89,7 +130,9 @@ Quantized quantize(const Recipe& r, std::span<const float> x, size_t rows, size_
       break;
     }
     case RecipeKind::nvfp4: {
-      Nvfp4Tensor t = nvfp4_quantize(x, rows, cols, r.nvfp4, rbits);
+      Nvfp4Options o = r.nvfp4;
+      o.input = r.input;
+      Nvfp4Tensor t = nvfp4_quantize(x, rows, cols, o, rbits);
       q.elem = Fmt::e2m1;
       q.codes = std::move(t.codes);
       q.scale_fmt = Fmt::e4m3;
@@ -111,7 +154,7 @@ Quantized quantize(const Recipe& r, std::span<const float> x, size_t rows, size_
       break;
     }
     case RecipeKind::fp8_block: {
-      BlockwiseFp8 t = fp8_blockwise(x, rows, cols, r.fp8, r.tile128, r.pow2);
+      BlockwiseFp8 t = fp8_blockwise(x, rows, cols, r.fp8, r.tile128, r.pow2, 0.0f, r.input);
       q.elem = r.fp8;
       q.codes = std::move(t.codes);
       q.scale_fmt = Fmt::f32;

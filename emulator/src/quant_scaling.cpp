@@ -18,8 +18,8 @@ float fp8_max(Fmt f) {
 
 float te_scale_from_amax(float amax, float max_fp8, bool pow2, float epsilon, float value_for_inf) {
   if (amax < epsilon) amax = epsilon;
-  if (std::isinf(amax) || amax == 0.0f) return 1.0f;
-  float scale = max_fp8 / amax;
+  if (std::isinf(amax) || amax == 0.0f || std::isnan(amax)) return 1.0f;
+  float scale = max_fp8 / amax;  // __fdiv_rn
   if (std::isinf(scale)) scale = value_for_inf;
   if (pow2) scale = f32_from_bits(f32_bits(scale) & 0xFF800000u);  // keep sign and exponent
   return scale;
@@ -55,7 +55,10 @@ PerTensorFp8 fp8_current_scaling(std::span<const float> x, Fmt f, bool pow2, flo
 }
 
 BlockwiseFp8 fp8_blockwise(std::span<const float> x, size_t rows, size_t cols, Fmt f, bool tile_128x128, bool pow2,
-                           float epsilon) {
+                           float epsilon, Fmt input) {
+  if (input != Fmt::f32 && input != Fmt::bf16 && input != Fmt::f16)
+    throw std::invalid_argument("blockwise FP8 input must be f32, bf16 or f16, not " + std::string(info(input).name));
+  const float value_for_inf = code_to_f32(input, max_finite_code(input));
   if (x.size() != rows * cols) throw std::invalid_argument("tensor size does not match its shape");
   BlockwiseFp8 q;
   q.fmt = f;
@@ -70,7 +73,7 @@ BlockwiseFp8 fp8_blockwise(std::span<const float> x, size_t rows, size_t cols, F
   std::vector<float> scale(amax.size());
   q.scale_inv.resize(amax.size());
   for (size_t b = 0; b < amax.size(); ++b) {
-    scale[b] = te_scale_from_amax(amax[b], fp8_max(f), pow2, epsilon);
+    scale[b] = te_scale_from_amax(amax[b], fp8_max(f), pow2, epsilon, value_for_inf);
     q.scale_inv[b] = 1.0f / scale[b];
   }
   q.codes.resize(x.size());
@@ -114,16 +117,26 @@ std::vector<uint8_t> DelayedScaling::quantize(std::span<const float> x) {
 
 void DelayedScaling::update() {
   float amax;
-  if (o_.algo == AmaxAlgo::most_recent) {
+  float sf;
+  if (o_.update == DelayedUpdate::fused) {
+    // delayed_scaling.cu: fmaxf over the history (NaN dropped); MOST_RECENT reads slot 0.
+    amax = 0.0f;
+    for (float a : history_)
+      if (a > amax) amax = a;
+    if (o_.algo == AmaxAlgo::most_recent) amax = history_[0];
+    const float scaled_max = fp8_max(fmt_) * std::ldexp(1.0f, -o_.margin);  // fp8_max * std::pow(2.f, -margin)
+    sf = scaled_max / amax;
+  } else if (o_.algo == AmaxAlgo::most_recent) {
     amax = history_[0];
+    sf = (fp8_max(fmt_) / amax) / std::ldexp(1.0f, o_.margin);
   } else {  // torch.max over the history: NaN propagates
     amax = history_[0];
     for (float a : history_) {
       if (std::isnan(a)) { amax = a; break; }
       if (a > amax) amax = a;
     }
+    sf = (fp8_max(fmt_) / amax) / std::ldexp(1.0f, o_.margin);
   }
-  const float sf = (fp8_max(fmt_) / amax) / std::ldexp(1.0f, o_.margin);
   float s = scale_;
   if (amax > 0.0f && std::isfinite(amax)) s = sf;
   if (std::isinf(s)) s = std::numeric_limits<float>::max();

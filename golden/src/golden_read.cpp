@@ -394,8 +394,10 @@ void read_quantize(Case& c, const json& j, const std::string& w, const std::stri
   const size_t rows = x.rows, cols = x.cols;
   c.quant.rows = rows;
   c.quant.cols = cols;
+  c.quant.recipe.input = *x.type.fmt;  // the recipe's upstream kernel depends on x's format
   c.operands["x"] = std::move(x);
   const QuantShapes s = quant_shapes(recipe, rows, cols, w + ".recipe");
+  check_recipe_upstream(j["recipe"], c.quant.recipe, w + ".recipe");
   const std::string dims = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
   if (s.rbits_rows) {
     if (!ops.contains("rbits"))
@@ -412,7 +414,7 @@ void read_quantize(Case& c, const json& j, const std::string& w, const std::stri
   const std::string we = w + ".expected";
   if (!ex.is_object()) fail(we, "must be an object");
   if (s.global) only_keys(ex, we, {"codes", "scales", "global"});
-  else if (ex.contains("global")) fail(we + ".global", "only NVFP4 recipes have a per-tensor (global) scale");
+  else if (ex.contains("global")) fail(we + ".global", "only NVFP4 recipes with a per-tensor scale have a global (not MX, FP8 or a one-level torchao order)");
   else only_keys(ex, we, {"codes", "scales"});
   c.expected = read_array(need(ex, "codes", we), we + ".codes", dir);
   check_matrix(c.expected, we + ".codes", s.codes, rows, cols, "the element codes (the shape of x)");

@@ -92,7 +92,7 @@ Fmt fmt_choice(const json& obj, const char* key, const std::string& where, std::
 }
 
 void read_mx(MxOptions& o, const json& j, const std::string& w) {
-  only_keys(j, w, {"elem", "block", "axis", "scale", "round", "amax_nan", "cast", "rceil_log2", "rs_bits"});
+  only_keys(j, w, {"elem", "block", "axis", "scale", "round", "amax_nan", "cast", "rceil_log2", "rs_bits", "variant", "floor_path"});
   if (j.contains("elem")) o.elem = fmt_choice(j, "elem", w, {Fmt::e4m3, Fmt::e5m2, Fmt::e3m2, Fmt::e2m3, Fmt::e2m1, Fmt::s8});
   if (j.contains("block")) o.block = static_cast<size_t>(integer(j, "block", w, 1, int64_t{1} << 20));
   if (j.contains("axis"))
@@ -110,14 +110,23 @@ void read_mx(MxOptions& o, const json& j, const std::string& w) {
   if (j.contains("rceil_log2"))
     o.rceil_log2 = choice<RceilLog2>(j, "rceil_log2", w, {{"exact", RceilLog2::exact}, {"f32-log2", RceilLog2::f32_log2}});
   if (j.contains("rs_bits")) o.rs_bits = static_cast<uint8_t>(integer(j, "rs_bits", w, 0, 32));
+  if (j.contains("variant"))
+    o.variant = choice<MxVariant>(j, "variant", w,
+                                  {{"current", MxVariant::current}, {"torchao-0.18", MxVariant::torchao_0_18}, {"te-2.12", MxVariant::te_2_12}});
+  if (j.contains("floor_path"))
+    o.floor_path = choice<TorchaoFloorPath>(j, "floor_path", w, {{"to_mx", TorchaoFloorPath::to_mx}, {"cuda", TorchaoFloorPath::cuda}});
+  if (const std::string err = mx_options_error(o); !err.empty())
+    fail(w + (o.floor_path == TorchaoFloorPath::cuda ? ".floor_path" : ".variant"), err);
 }
 
 void read_nvfp4(Nvfp4Options& o, const json& j, const std::string& w) {
-  only_keys(j, w, {"order", "tile2d", "fast_math", "round", "rs_map", "global_amax", "rht", "rht_signs", "rht_out"});
+  only_keys(j, w, {"order", "tile2d", "fast_math", "round", "rs_map", "global_amax", "rht", "rht_signs", "rht_out", "te_test_reference"});
+  if (j.contains("te_test_reference")) o.te_test_reference = boolean(j, "te_test_reference", w);
   if (j.contains("order"))
     o.order = choice<Nvfp4Order>(j, "order", w,
                                  {{"te", Nvfp4Order::te}, {"te-div6", Nvfp4Order::te_div6}, {"torchao", Nvfp4Order::torchao},
-                                  {"torchao-single", Nvfp4Order::torchao_single}});
+                                  {"torchao-single", Nvfp4Order::torchao_single}, {"torchao-0.16", Nvfp4Order::torchao_0_16},
+                                  {"torchao-single-0.17", Nvfp4Order::torchao_single_0_17}});
   if (j.contains("tile2d")) o.tile2d = boolean(j, "tile2d", w);
   if (j.contains("fast_math")) o.fast_math = boolean(j, "fast_math", w);
   if (j.contains("round")) o.round = choice<Round>(j, "round", w, {{"rn", Round::rn}, {"rs", Round::rs}});
@@ -144,6 +153,11 @@ void read_nvfp4(Nvfp4Options& o, const json& j, const std::string& w) {
 
 }  // namespace
 
+json upstream_json(const Recipe& r) {
+  const Upstream u = recipe_upstream(r);
+  return {{"repo", u.repo}, {"ref", u.ref}, {"file", u.file}};
+}
+
 json recipe_json(const Recipe& r) {
   json j = {{"name", r.name}, {"kind", kind_name(r.kind)}};
   switch (r.kind) {
@@ -160,7 +174,9 @@ json recipe_json(const Recipe& r) {
                  {"amax_nan", amax_nan_name(nan)},
                  {"cast", cast == ElemCast::ptx ? "ptx" : "torch"},
                  {"rceil_log2", o.rceil_log2 == RceilLog2::exact ? "exact" : "f32-log2"},
-                 {"rs_bits", o.rs_bits}};
+                 {"rs_bits", o.rs_bits},
+                 {"variant", std::string(to_string(o.variant))},
+                 {"floor_path", std::string(to_string(o.floor_path))}};
       break;
     }
     case RecipeKind::nvfp4: {
@@ -172,7 +188,8 @@ json recipe_json(const Recipe& r) {
                     {"rs_map", o.rs_map == RsBitMap::ptx_doc ? "ptx_doc" : "flashinfer_hw"},
                     {"rht", o.rht},
                     {"rht_signs", o.rht_signs},
-                    {"rht_out", o.rht_out == RhtOut::bf16 ? "bf16" : "f32"}};
+                    {"rht_out", o.rht_out == RhtOut::bf16 ? "bf16" : "f32"},
+                    {"te_test_reference", o.te_test_reference}};
       if (o.global_amax) j["nvfp4"]["global_amax"] = hex32(std::bit_cast<uint32_t>(*o.global_amax));
       break;
     }
@@ -183,12 +200,34 @@ json recipe_json(const Recipe& r) {
       j["fp8"] = {{"format", std::string(info(r.fp8).name)}, {"pow2", r.pow2}, {"tile128", r.tile128}};
       break;
   }
+  j["upstream"] = upstream_json(r);
   return j;
 }
 
+namespace {
+// "upstream" is derived from the options (and x's format); a case that names another upstream
+// version than its options compute is refused rather than silently re-labelled.
+void check_upstream(const json& j, const Recipe& r, const std::string& w) {
+  if (!j.contains("upstream")) return;
+  const json& u = j["upstream"];
+  if (!u.is_object()) fail(w + ".upstream", "must be an object {repo, ref, file}");
+  only_keys(u, w + ".upstream", {"repo", "ref", "file"});
+  const json want = upstream_json(r);
+  for (const char* k : {"repo", "ref", "file"}) {
+    if (!u.contains(k)) fail(w + ".upstream." + k, "missing");
+    if (str(u, k, w + ".upstream") != want[k].get<std::string>())
+      fail(w + ".upstream." + k, "is '" + u[k].get<std::string>() + "', but the recipe's options follow " +
+                                     want["repo"].get<std::string>() + " " + want["ref"].get<std::string>() + " (" +
+                                     want["file"].get<std::string>() + ")");
+  }
+}
+}  // namespace
+
+void check_recipe_upstream(const json& j, const Recipe& r, const std::string& where) { check_upstream(j, r, where); }
+
 Recipe parse_recipe_json(const json& j, const std::string& w) {
-  if (!j.is_object()) fail(w, "must be an object {name, kind, mx | nvfp4 | fp8}");
-  only_keys(j, w, {"name", "kind", "mx", "nvfp4", "fp8"});
+  if (!j.is_object()) fail(w, "must be an object {name, kind, mx | nvfp4 | fp8, upstream}");
+  only_keys(j, w, {"name", "kind", "mx", "nvfp4", "fp8", "upstream"});
   if (!j.contains("name")) fail(w + ".name", "missing");
   const std::string name = str(j, "name", w);
   std::optional<Recipe> found = find_recipe(name);
@@ -245,8 +284,10 @@ QuantShapes quant_shapes(const Recipe& r, size_t rows, size_t cols, const std::s
       const Nvfp4Options& o = r.nvfp4;
       s.codes = elem_type(Fmt::e2m1);
       s.scales = elem_type(Fmt::e4m3);
-      s.global = true;
+      s.global = nvfp4_has_global(o.order);
       g = make_grid(rows, cols, o.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);
+      if (o.te_test_reference && (o.order != Nvfp4Order::te || o.tile2d))
+        fail(w + ".nvfp4.te_test_reference", "TE's test reference is modelled for order te with 1x16 blocks");
       if (o.rht && cols % 16 != 0)
         fail(w + ".nvfp4.rht", "the 16-point Hadamard transform needs a multiple of 16 columns, x has " + std::to_string(cols));
       if (o.round == Round::rs) {
@@ -289,6 +330,7 @@ Case quantize_case(const std::string& name, const Recipe& r, const Array& x, con
   c.name = name;
   c.op = OpKind::quantize;
   c.quant.recipe = r;
+  c.quant.recipe.input = *x.type.fmt;
   c.quant.rows = x.rows;
   c.quant.cols = x.cols;
   c.operands["x"] = x;
@@ -313,8 +355,10 @@ Case quantize_case(const std::string& name, const Recipe& r, const Array& x, con
 }
 
 namespace {
-Quantized run_recipe(const Recipe& r, const Array& x, const std::vector<uint32_t>& rbits, const std::string& name) {
+Quantized run_recipe(const Recipe& r0, const Array& x, const std::vector<uint32_t>& rbits, const std::string& name) {
   const std::vector<float> v = quant_input_values(x);
+  Recipe r = r0;
+  r.input = *x.type.fmt;  // TE picks kernels by the input's format
   try {
     return quantize(r, v, x.rows, x.cols, rbits);
   } catch (const std::invalid_argument& e) {

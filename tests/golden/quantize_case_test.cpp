@@ -1,6 +1,6 @@
 // Golden cases of op "quantize": lossless round trips for every recipe preset (inline hex and
 // .npy), evaluation, every reading error with a message naming the field, and compare on the
-// codes and on the scales. Values: NUMERICS.md §4's published block containing 480 (FLOOR: scale
+// codes and on the scales. Values: the published block containing 480 (torchao's contract, positive_satfinite) (FLOOR: scale
 // 2^0 = 0x7f and 480 -> 448 = 0x7e; RCEIL: scale 2^1 = 0x80 and 480 -> 240 = 0x77; 1.0 is e4m3
 // 0x38, 0.5 is 0x30), written by hand as JSON, not by the code under test.
 #include <gtest/gtest.h>
@@ -75,6 +75,18 @@ std::vector<q::Recipe> recipes() {
   r = *q::find_recipe("fp8-current");
   r.pow2 = true;
   out.push_back(r);
+  // Older upstream releases, named variants (docs/quantization.md).
+  r = *q::find_recipe("mxfp4");
+  r.mx.variant = q::MxVariant::torchao_0_18;
+  out.push_back(r);
+  r = *q::find_recipe("mxfp8");
+  r.mx.variant = q::MxVariant::te_2_12;
+  out.push_back(r);
+  for (q::Nvfp4Order o : {q::Nvfp4Order::torchao_single, q::Nvfp4Order::torchao_0_16, q::Nvfp4Order::torchao_single_0_17}) {
+    r = *q::find_recipe("nvfp4-torchao");
+    r.nvfp4.order = o;
+    out.push_back(r);
+  }
   return out;
 }
 
@@ -138,7 +150,7 @@ TEST(QuantizeCase, EvaluationMatchesTheRecipeBitForBit) {
     const std::map<std::string, Array> all = evaluate_all(c);
     EXPECT_EQ(all.at("codes").raw, c.expected.raw);
     EXPECT_EQ(all.at("scales").raw, c.extra_expected.at("scales").raw);
-    EXPECT_EQ(all.count("global"), r.kind == q::RecipeKind::nvfp4 ? 1u : 0u);
+    EXPECT_EQ(all.count("global"), r.kind == q::RecipeKind::nvfp4 && q::nvfp4_has_global(r.nvfp4.order) ? 1u : 0u);
     EXPECT_EQ(evaluate_as_expected(c).raw, c.expected.raw);
     // Planted differences are seen per array.
     Case bad = c;
@@ -167,7 +179,7 @@ json published_480(const std::string& recipe, const std::string& scale_hex, cons
             {"expected",
              {{"codes", {{"type", "e4m3"}, {"shape", {2, 32}}, {"hex", codes}}},
               {"scales", {{"type", "ue8m0"}, {"shape", {2, 1}}, {"hex", scale_hex + scale_hex}}}}},
-            {"provenance", {{"source", "tcemu"}, {"tcemu_version", "0.1.0"}, {"model", "NUMERICS.md §4"}, {"seed", 0},
+            {"provenance", {{"source", "tcemu"}, {"tcemu_version", "0.1.0"}, {"model", "torchao _mxfp8_test_utils.py"}, {"seed", 0},
                             {"generator", "by hand"}}}};
   return {{"format", "tcemu-golden"}, {"version", 1}, {"cases", {c}}};
 }
@@ -420,6 +432,38 @@ TEST(QuantizeCase, GeneratedCasesAreDeterministic) {
   EXPECT_EQ(a.provenance.fields.at("generator").at("dist"), "specials");
   g.seed = 5;
   EXPECT_NE(generate_quantize(g).operands.at("x").raw, a.operands.at("x").raw);
+}
+
+// Each case records the upstream version its recipe follows; a case naming another one is
+// refused, naming the field.
+TEST(QuantizeCase, RecordsTheUpstreamVersion) {
+  json d = valid_doc("mx", Round::rn);
+  const json& u = d["cases"][0]["recipe"]["upstream"];
+  EXPECT_EQ(u["repo"], "pytorch/ao");
+  EXPECT_EQ(u["ref"], "36027d82d1ad9949597ea16002ff4940374b1b94");
+  EXPECT_EQ(u["file"], "torchao/prototype/mx_formats/mx_tensor.py");
+  EXPECT_EQ(d["cases"][0]["recipe"]["mx"]["variant"], "current");
+  json te = valid_doc("mxfp8", Round::rn);
+  EXPECT_EQ(te["cases"][0]["recipe"]["upstream"]["repo"], "NVIDIA/TransformerEngine");
+  EXPECT_EQ(te["cases"][0]["recipe"]["upstream"]["ref"], "d0067d0da6cb01811b8072a7d304f0e00344ce2b");
+  // The older variant names its last release.
+  d["cases"][0]["recipe"]["mx"]["variant"] = "torchao-0.18";
+  d["cases"][0]["recipe"]["upstream"]["ref"] = "v0.18.0";
+  EXPECT_NO_THROW(parse_golden(d, ".", "variant"));
+  d["cases"][0]["recipe"]["upstream"]["ref"] = "36027d82d1ad9949597ea16002ff4940374b1b94";
+  EXPECT_ERROR(d, "recipe.upstream.ref", "follow pytorch/ao v0.18.0");
+  d["cases"][0]["recipe"]["mx"]["variant"] = "te-2.12";
+  EXPECT_ERROR(d, "recipe.mx.variant", "rceil-sat only");
+  // NVFP4 fast math: bf16 x goes to TE's tuned kernel, f32 x to the other one.
+  q::Recipe r = *q::find_recipe("nvfp4");
+  r.nvfp4.fast_math = true;
+  Array x = make_array(elem_type(Fmt::bf16), 1, 16, std::vector<uint64_t>(16, 0x3F80));
+  const Case c = make_quantize_case("fast", r, x, {}, prov(1));
+  EXPECT_EQ(recipe_json(c.quant.recipe)["upstream"]["file"],
+            "transformer_engine/common/cast/nvfp4/specialized/quantize_transpose_nvfp4_tuned_1D.cuh");
+  x = make_array(elem_type(Fmt::f32), 1, 16, std::vector<uint64_t>(16, 0x3F800000));
+  EXPECT_EQ(recipe_json(make_quantize_case("f32", r, x, {}, prov(1)).quant.recipe)["upstream"]["file"],
+            "transformer_engine/common/cast/nvfp4/quantize_transpose_nvfp4.cuh");
 }
 
 // The JSON Schema lists the presets and option values the reader accepts.

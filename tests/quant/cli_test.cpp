@@ -1,4 +1,4 @@
-// tcemu quantize / dequantize / lossscale on published cases: NUMERICS.md §4's block containing
+// tcemu quantize / dequantize / lossscale on published cases: the block containing
 // 480 (RCEIL: scale 2^1 = 0x80, 480 -> 240 = 0x77; FLOOR: 0x7f, 448 = 0x7e) and PyTorch's
 // GradScaler update test (4 -> 4 -> 8 -> 2). The golden case quantize writes (OUT.json):
 // read back with the published values, accepted by `golden check`, tampered copies caught by
@@ -147,6 +147,50 @@ TEST(QuantCli, QuantizeCaseWithRandomBitsAndNpyArrays) {
   EXPECT_EQ(run("golden check " + out + ".json", &text), 0) << text;
   ASSERT_EQ(run("quantize --recipe mxfp8 --round rs --seed 3 --npy-threshold 0 " + in + " -o " + out), 0);
   EXPECT_EQ(run("golden check " + out + ".json", &text), 0) << text;
+}
+
+// Issue 14, through the command line: the one-level torchao order writes no global scale and
+// dequantizes without one; --variant selects an older release and is refused where it does not
+// apply; --fast-math reads the input format (bf16: TE's tuned kernel, -0.0 -> code 0x0).
+TEST(QuantCli, UpstreamVariantsAndInputFormat) {
+  const std::string dir = tmpdir();
+  std::vector<uint64_t> v(16, 0);
+  v[0] = std::bit_cast<uint32_t>(22.0f);
+  v[1] = std::bit_cast<uint32_t>(18.75f);
+  tcemu::io::write_npy(dir + "/s.npy", tcemu::io::make_npy("<f4", {1, 16}, v));
+  fs::remove(dir + "/s.global.npy");
+  std::string text;
+  ASSERT_EQ(run("quantize --recipe nvfp4-torchao --order torchao-single " + dir + "/s.npy -o " + dir + "/s"), 0);
+  EXPECT_FALSE(fs::exists(dir + "/s.global.npy"));
+  EXPECT_EQ(tcemu::io::read_npy(dir + "/s.codes.npy").bits(1), 0x7u);
+  EXPECT_EQ(tcemu::io::read_npy(dir + "/s.scales.npy").bits(0), 0x47u);
+  ASSERT_EQ(run("dequantize --recipe nvfp4-torchao --order torchao-single " + dir + "/s -o " + dir + "/s.back.npy"), 0);
+  EXPECT_EQ(tcemu::io::read_npy(dir + "/s.back.npy").bits(1), std::bit_cast<uint32_t>(22.5f));  // 6 * 3.75
+  EXPECT_EQ(run("golden check " + dir + "/s.json", &text), 0) << text;
+  ASSERT_EQ(run("quantize --recipe nvfp4-torchao --order torchao-single-0.17 " + dir + "/s.npy -o " + dir + "/s"), 0);
+  EXPECT_EQ(tcemu::io::read_npy(dir + "/s.codes.npy").bits(1), 0x6u);
+
+  // MX: 32 x 2^-126 -> 0x40 today, 0x38 with torchao <= v0.18.0.
+  tcemu::io::write_npy(dir + "/m.npy", tcemu::io::make_npy("<f4", {1, 32}, std::vector<uint64_t>(32, 0x00800000u)));
+  ASSERT_EQ(run("quantize --recipe mx " + dir + "/m.npy -o " + dir + "/m"), 0);
+  EXPECT_EQ(tcemu::io::read_npy(dir + "/m.codes.npy").bits(0), 0x40u);
+  ASSERT_EQ(run("quantize --recipe mx --variant torchao-0.18 " + dir + "/m.npy -o " + dir + "/m"), 0);
+  EXPECT_EQ(tcemu::io::read_npy(dir + "/m.codes.npy").bits(0), 0x38u);
+  EXPECT_EQ(run("golden check " + dir + "/m.json", &text), 0) << text;
+  EXPECT_EQ(run("quantize --recipe mx --variant te-2.12 " + dir + "/m.npy -o " + dir + "/m"), 2);
+  EXPECT_EQ(run("quantize --recipe nvfp4 --variant torchao-0.18 " + dir + "/m.npy -o " + dir + "/m"), 2);
+  EXPECT_EQ(run("quantize --recipe mx --variant torchao-9 " + dir + "/m.npy -o " + dir + "/m"), 2);
+
+  // NVFP4 fast math: bf16 codes [1.0, -0.0, 0...] (<u2).
+  std::vector<uint64_t> b(16, 0);
+  b[0] = 0x3F80;
+  b[1] = 0x8000;
+  tcemu::io::write_npy(dir + "/b.npy", tcemu::io::make_npy("<u2", {1, 16}, b));
+  ASSERT_EQ(run("quantize --recipe nvfp4 --fast-math " + dir + "/b.npy -o " + dir + "/b"), 0);
+  EXPECT_EQ(tcemu::io::read_npy(dir + "/b.codes.npy").bits(1), 0x0u);
+  EXPECT_EQ(run("golden check " + dir + "/b.json", &text), 0) << text;
+  ASSERT_EQ(run("quantize --recipe nvfp4 " + dir + "/b.npy -o " + dir + "/b"), 0);
+  EXPECT_EQ(tcemu::io::read_npy(dir + "/b.codes.npy").bits(1), 0x8u);
 }
 
 TEST(QuantCli, LossScalePyTorchUpdateTest) {

@@ -1,11 +1,13 @@
 // MX quantization against published cases:
 // - torchao's MXFP8 semantic contract, torchao/testing/_mxfp8_test_utils.py at pytorch/ao commit
-//   3972ed015091f659418dedf12edb980a8ca56b53 (make_mxfp8_semantic_cases, make_f32_to_e8m0_rceil_cases);
-// - torchao's older test_to_mx_rceil cases (test/prototype/mx_formats/test_mx_tensor.py, the
-//   version with _to_mx_rceil in mx_tensor.py), for the legacy RCEIL arithmetic;
+//   36027d82d1ad9949597ea16002ff4940374b1b94 (make_mxfp8_semantic_cases for "floor" and "rceil",
+//   make_f32_to_e8m0_rceil_cases), which test/prototype/mx_formats/test_mx_tensor.py's
+//   test_mxfp8_corner_case_bytes runs against to_mx;
+// - torchao's test_to_mx_rceil (same file, same commit) for RCEIL, and the older test_to_mx_rceil
+//   (pytorch/ao v0.18.0) for the legacy RCEIL arithmetic (scale mode rceil-legacy);
 // - torchao's test_exponent_nan_in / test_exponent_nan_out (same file);
-// - NUMERICS.md §4: "a block containing 480 gets scale 1 under FLOOR (480 saturates to 448) and
-//   2 under RCEIL".
+// - "a block containing 480 gets scale 1 under FLOOR (480 saturates to 448) and 2 under RCEIL"
+//   (the contract's positive_satfinite case).
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -46,12 +48,13 @@ struct Case {
 std::vector<float> fill(float v) { return std::vector<float>(32, v); }
 std::vector<uint8_t> fillc(uint8_t v) { return std::vector<uint8_t>(32, v); }
 
-// The contract, for an input dtype (fp32 or bf16 values, given as f32).
-std::vector<Case> semantic_cases(bool bf16) {
+// The contract, for an input dtype (fp32 or bf16 values, given as f32) and scaling mode.
+std::vector<Case> semantic_cases(bool bf16, bool floor) {
   const float tiny = f(0x00800000);                              // 2^-126 (finfo.tiny, both dtypes)
   const float dmax = bf16 ? bf(0x7F7F) : f(0x7F7FFFFF);          // finfo.max
   const float sub = bf16 ? bf(0x0001) : f(0x00000001);           // smallest subnormal
   const uint8_t sub_data = bf16 ? 0x08 : 0x00;
+  const uint8_t max_scale = floor ? 246 : 247, max_data = floor ? 0x7E : 0x78;
   std::vector<Case> v;
   v.push_back({"zero", fill(0.0f), 0, fillc(0x00)});
   v.push_back({"smallest_normal", fill(tiny), 0, fillc(0x40)});
@@ -59,19 +62,28 @@ std::vector<Case> semantic_cases(bool bf16) {
   { auto x = fill(1.0f); x[0] = kNaN; v.push_back({"mixed_nan", x, 255, fillc(0x7F)}); }
   v.push_back({"positive_fp8_max", fill(448.0f), 127, fillc(0x7E)});
   v.push_back({"negative_fp8_max", fill(-448.0f), 127, fillc(0xFE)});
-  v.push_back({"positive_dtype_max", fill(dmax), 247, fillc(0x78)});
-  v.push_back({"negative_dtype_max", fill(-dmax), 247, fillc(0xF8)});
+  v.push_back({"positive_dtype_max", fill(dmax), max_scale, fillc(max_data)});
+  v.push_back({"negative_dtype_max", fill(-dmax), max_scale, fillc(static_cast<uint8_t>(max_data | 0x80))});
   v.push_back({"positive_smallest_subnormal", fill(sub), 0, fillc(sub_data)});
   v.push_back({"negative_smallest_subnormal", fill(-sub), 0, fillc(static_cast<uint8_t>(sub_data | 0x80))});
   { auto x = fill(1.0f); x[0] = sub; auto d = fillc(0x78); d[0] = 0x00; v.push_back({"mixed_positive_underflow", x, 119, d}); }
   { auto x = fill(1.0f); x[0] = -sub; auto d = fillc(0x78); d[0] = 0x80; v.push_back({"mixed_negative_underflow", x, 119, d}); }
-  { auto x = fill(1.0f); x[0] = dmax; auto d = fillc(0x00); d[0] = 0x78; v.push_back({"mixed_saturation_and_underflow", x, 247, d}); }
-  if (bf16) v.push_back({"rceil_premature_bf16_lowers_scale", fill(bf(0x4060)), 120, fillc(0x7E)});
-  else v.push_back({"rceil_premature_bf16_lowers_scale", fill(f(0x40600001)), 121, fillc(0x76)});
-  v.push_back({"fp32_just_below_512", fill(bf16 ? 512.0f : f(0x43FFFFFF)), 128, fillc(0x78)});
+  { auto x = fill(1.0f); x[0] = dmax; auto d = fillc(0x00); d[0] = max_data; v.push_back({"mixed_saturation_and_underflow", x, max_scale, d}); }
+  {
+    const float b = bf16 ? bf(0x4060) : f(0x40600001);  // 3.5 + 1 ulp, 3.5 after a bf16 cast
+    if (!floor && !bf16) v.push_back({"rceil_premature_bf16_lowers_scale", fill(b), 121, fillc(0x76)});
+    else v.push_back({"rceil_premature_bf16_lowers_scale", fill(b), 120, fillc(0x7E)});
+  }
+  {
+    const float b = bf16 ? 512.0f : f(0x43FFFFFF);  // the largest f32 below 512; 512 in bf16
+    if (floor && !bf16) v.push_back({"floor_premature_bf16_raises_scale", fill(b), 127, fillc(0x7E)});
+    else v.push_back({"floor_premature_bf16_raises_scale", fill(b), 128, fillc(0x78)});
+  }
   v.push_back({"all_nan", fill(kNaN), 255, fillc(0x7F)});
-  v.push_back({"positive_satfinite", fill(480.0f), 128, fillc(0x77)});
-  v.push_back({"negative_satfinite", fill(-480.0f), 128, fillc(0xF7)});
+  v.push_back({"positive_satfinite", fill(480.0f), floor ? uint8_t{127} : uint8_t{128}, fillc(floor ? 0x7E : 0x77)});
+  v.push_back({"negative_satfinite", fill(-480.0f), floor ? uint8_t{127} : uint8_t{128}, fillc(floor ? 0xFE : 0xF7)});
+  if (floor) return v;
+  // test_to_mx_rceil (first 4 elements of each published block; the rest zero here).
   {
     auto x = fill(0.0f);
     auto d = fillc(0x00);
@@ -114,28 +126,33 @@ void check_case(const Case& c, const MxOptions& o) {
 
 TEST(MxPublished, TorchaoMxfp8SemanticContractRceil) {
   for (bool bf16 : {false, true})
-    for (const Case& c : semantic_cases(bf16)) check_case(c, opts(MxScaleMode::rceil));
+    for (const Case& c : semantic_cases(bf16, false)) check_case(c, opts(MxScaleMode::rceil));
 }
 
-// TransformerEngine's arithmetic (cvt.rp.satfinite scale, exp2f_rcp, fmaxf amax) agrees with the
-// contract wherever the contract does not test NaN/Inf handling or the 2^-127 scale (TE's
-// exp2f_rcp multiplies by 1 there, torchao by 2^127).
-TEST(MxPublished, TransformerEngineAgreesOnFiniteNonMinimalCases) {
+TEST(MxPublished, TorchaoMxfp8SemanticContractFloor) {
   for (bool bf16 : {false, true})
-    for (const Case& c : semantic_cases(bf16)) {
-      if (c.scale == 0 || c.scale == 255) continue;
+    for (const Case& c : semantic_cases(bf16, true)) check_case(c, opts(MxScaleMode::floor));
+}
+
+// TransformerEngine's arithmetic (cvt.rp.satfinite scale, exp2f_rcp, fmaxf amax) agrees with
+// torchao's RCEIL contract on every block without Inf or NaN (since exp2f_rcp maps code 0 to
+// 2^127 and 0xFE to 2^-127, TE 71971e33d).
+TEST(MxPublished, TransformerEngineAgreesOnFiniteBlocks) {
+  for (bool bf16 : {false, true})
+    for (const Case& c : semantic_cases(bf16, false)) {
+      if (c.scale == 255) continue;
       check_case(c, opts(MxScaleMode::rceil_sat));
     }
 }
 
 TEST(MxPublished, TransformerEngineSpecialBlocks) {
-  // NUMERICS.md §2.1/§4: cvt.rp.satfinite gives 0xFE for Inf; exp2f_rcp(0xFE) is +0, so the
-  // finite elements become 0 and Inf * 0 is NaN (0x7f).
+  // cvt.rp.satfinite gives 0xFE for Inf; exp2f_rcp(0xFE) is 2^-127 (0x00400000), so Inf stays
+  // Inf and saturates to 448 (0x7e), 1.0 becomes 2^-127 and rounds to 0.
   std::vector<float> x = fill(1.0f);
   x[0] = kInf;
   MxTensor q = mx_quantize(x, 1, 32, opts(MxScaleMode::rceil_sat));
   EXPECT_EQ(int(q.scales[0]), 0xFE);
-  EXPECT_EQ(int(q.codes[0]), 0x7F);
+  EXPECT_EQ(int(q.codes[0]), 0x7E);
   EXPECT_EQ(int(q.codes[1]), 0x00);
   // fmaxf ignores NaN: the scale comes from the finite elements (1.0 -> 2^-8), NaN -> 0x7f.
   x[0] = kNaN;
@@ -152,6 +169,14 @@ TEST(MxPublished, TransformerEngineSpecialBlocks) {
   EXPECT_EQ(int(q.scales[0]), 119);
   EXPECT_EQ(int(q.codes[0]), 0x7E);
   EXPECT_EQ(int(q.codes[1]), 0x78);
+  // TE <= v2.12 (variant te-2.12): exp2f_rcp(0xFE) was +0, so Inf * 0 = NaN and 1.0 * 0 = 0.
+  x[0] = kInf;
+  o = opts(MxScaleMode::rceil_sat);
+  o.variant = MxVariant::te_2_12;
+  q = mx_quantize(x, 1, 32, o);
+  EXPECT_EQ(int(q.scales[0]), 0xFE);
+  EXPECT_EQ(int(q.codes[0]), 0x7F);
+  EXPECT_EQ(int(q.codes[1]), 0x00);
 }
 
 TEST(MxPublished, TorchaoF32ToE8m0RceilBoundaries) {
@@ -164,7 +189,7 @@ TEST(MxPublished, TorchaoF32ToE8m0RceilBoundaries) {
   for (auto [bits, expected] : cases) EXPECT_EQ(int(e8m0_round_up(f(bits), false)), expected) << std::hex << bits;
 }
 
-// torchao test_to_mx_rceil (legacy _to_mx_rceil arithmetic), e4m3, block 32.
+// torchao test_to_mx_rceil as of pytorch/ao v0.18.0 (legacy _to_mx_rceil arithmetic), e4m3, block 32.
 TEST(MxPublished, TorchaoLegacyToMxRceil) {
   MxOptions o = opts(MxScaleMode::rceil_legacy);
   auto run = [&](const std::vector<float>& x, int scale, const std::vector<int>& data, const char* name) {
@@ -250,7 +275,7 @@ TEST(MxPublished, ZeroBlockPerConvention) {
   const std::vector<float> x(32, 0.0f);
   // torchao FLOOR: exponent field 0 - 127 - 8, clamped to -127 -> code 0; OCP leaves it open.
   EXPECT_EQ(int(mx_quantize(x, 1, 32, opts(MxScaleMode::floor)).scales[0]), 0);
-  // TE: cvt.rp.satfinite.ue8m0(0) = 0x00 (NUMERICS.md §2.2: 0 gives 0x00).
+  // TE: cvt.rp.satfinite.ue8m0(0) = 0x00 (the PTX ISA's cvt.rp.satfinite.ue8m0x2.f32; torchao's contract case "zero" expects 0 too).
   EXPECT_EQ(int(mx_quantize(x, 1, 32, opts(MxScaleMode::rceil_sat)).scales[0]), 0);
 }
 

@@ -1,5 +1,5 @@
 // MX quantization of random tensors against an exact-arithmetic re-derivation of each
-// documented step (docs/quantization.md, NUMERICS.md §4): every f32 operation of the named
+// documented step (docs/quantization.md): every f32 operation of the named
 // implementation is the exact result rounded once by tcemu::ref, every cast is tcemu::ref's
 // conversion. Plus RapidCheck properties: the dequantization error bound and "RCEIL never
 // saturates a finite block".
@@ -26,7 +26,7 @@ using tcemu::Fmt;
 using tcemu::Round;
 namespace R = qref::R;
 
-// NUMERICS.md §4 (OCP emax_elem) and §1 (fraction bits; MXINT8 1.xxxxxx), typed again here.
+// OCP MX v1.0 (emax_elem; MXINT8 1.xxxxxx) and the formats' fraction bits, typed again here.
 int emax_of(Fmt e) {
   switch (e) {
     case Fmt::e4m3: return 8;
@@ -64,10 +64,19 @@ int ref_scale(float amax, Fmt e, MxScaleMode m) {
     case MxScaleMode::floor:
     case MxScaleMode::ceil:
     case MxScaleMode::even: {
-      if (std::isinf(amax)) return clamp_i(128 - emax, -127, 128) + 127;
+      if (std::isinf(amax)) return 255;  // torchao 5d73a0c10: a non-finite amax gives 0xFF
       if (amax == 0.0f) return clamp_i(-127 - emax, -127, 128) + 127;
       cpp_rational a = mag(amax);
       int p;
+      if (amax < 0x1p-126f) {
+        // An f32 subnormal amax: torchao reads the exponent field (0, i.e. 2^-127); CEIL adds one
+        // for a nonzero fraction, EVEN when the half-up rounding carries into the field.
+        const uint32_t frac = qref::bits(amax) & 0x7FFFFF;
+        p = -127;
+        if (m == MxScaleMode::ceil && frac != 0) p = -126;
+        if (m == MxScaleMode::even && frac + (1u << (22 - mbits_of(e))) >= (1u << 23)) p = -126;
+        return clamp_i(p - emax, -127, 128) + 127;
+      }
       if (m == MxScaleMode::even) {
         const int k = qref::floor_log2(a);
         const int sh = k - mbits_of(e);  // the grid of mbits fraction bits
@@ -75,6 +84,7 @@ int ref_scale(float amax, Fmt e, MxScaleMode m) {
         const cpp_rational units = a / ulp + cpp_rational(1, 2);
         const cpp_int whole = boost::multiprecision::numerator(units) / boost::multiprecision::denominator(units);  // half up
         p = qref::floor_log2(cpp_rational(whole) * ulp);
+        if (p > 127) return 255;  // the rounded amax is 2^128: Inf in f32, so 0xFF
       } else if (m == MxScaleMode::ceil) {
         p = qref::ceil_log2(a);
       } else {
@@ -83,12 +93,16 @@ int ref_scale(float amax, Fmt e, MxScaleMode m) {
       return clamp_i(p - emax, -127, 128) + 127;
     }
     case MxScaleMode::rceil: {
-      const float d = qref::rn32(qref::div(qref::real(amax), maxn));
+      if (std::isinf(amax)) return 255;
+      R::Real one;
+      one.mag = 1;
+      const float d = qref::fmul(amax, qref::rn32(qref::div(one, maxn)));  // max_abs * (1.0 / max_pos)
       ConvertOptions c;
       c.round = Round::ru;
       return static_cast<int>(R::convert(Fmt::f32, Fmt::ue8m0, qref::bits(d), c).code);
     }
     case MxScaleMode::rceil_sat: {
+      if (std::isinf(amax)) return 254;  // satfinite
       R::Real one;
       one.mag = 1;
       const float rcp = qref::rn32(qref::div(one, maxn));
@@ -109,15 +123,33 @@ int ref_scale(float amax, Fmt e, MxScaleMode m) {
 
 // The element code: the scaled f32 value, then the cast.
 int ref_element(float x, int e, Fmt elem, MxScaleMode m, Round round, uint32_t rbits) {
+  const bool te_mode = m == MxScaleMode::rceil_sat;
+  if (std::isnan(x) || std::isinf(x) || e == 255) {
+    // Non-finite: the multiplier is finite and positive for e < 255 (Inf stays Inf), NaN for
+    // 255 (torchao); a NaN result of the GPU multiply is 0x7FFFFFFF.
+    const float y = (std::isnan(x) || e == 255) ? qref::from_bits(0x7FFFFFFF) : x;
+    ConvertOptions c;
+    c.round = round;
+    c.satfinite = true;
+    if (elem == Fmt::s8) {
+      const float z = std::isnan(y) ? y : (y < 0 ? -127.0f : 127.0f);
+      int code = static_cast<int>(R::convert(Fmt::f32, Fmt::s8, qref::bits(z), c, rbits).code);
+      return code == 0x80 ? 0x81 : code;
+    }
+    if (!te_mode && std::isnan(y)) {
+      if (elem == Fmt::e4m3 || elem == Fmt::e5m2) return 0x7F;  // c10's cast: NaN with its (positive) sign
+      const int eb = tcemu::info(elem).exp_bits, mb = tcemu::info(elem).man_bits;
+      return qref::torchao_f32_to_floatx(qref::bits(y), eb, mb);  // custom_fp_utils.py bit trick
+    }
+    return static_cast<int>(R::convert(Fmt::f32, elem, qref::bits(y), c, rbits).code);  // +-Inf clamps / saturates
+  }
   float y;
-  if (m == MxScaleMode::rceil_sat) {
-    y = e == 0 ? x : e == 254 ? qref::rn32(qref::mul(qref::real(x), R::Real{})) : qref::rn32(qref::mul(qref::real(x), qref::real_pow2(127 - e)));
-  } else if (m == MxScaleMode::rceil) {
-    y = qref::rn32(qref::mul(qref::real(x), qref::real_pow2(127 - e)));
-  } else if (m == MxScaleMode::rceil_legacy) {
+  // Finite blocks only here (e < 255): TE's exp2f_rcp and torchao's reciprocal are both 2^(127-e)
+  // since TE 71971e33d and torchao 5d73a0c10 (2^127 for code 0, 2^-127 for 0xFE).
+  if (m == MxScaleMode::rceil_legacy) {
     y = e == 0 ? x : qref::rn32(qref::mul(qref::real(x), qref::real_pow2(127 - e)));
   } else {
-    y = qref::rn32(qref::div(qref::real(x), qref::real_pow2(e - 127 < -126 ? -126 : e - 127)));
+    y = qref::rn32(qref::mul(qref::real(x), qref::real_pow2(127 - e)));
   }
   ConvertOptions c;
   c.round = round;
@@ -166,16 +198,29 @@ std::string label(const MxOptions& o) {
   return s.str();
 }
 
+bool elem_nan_or_inf(Fmt elem, uint8_t code) {
+  if (elem == Fmt::e4m3) return (code & 0x7F) == 0x7F;
+  if (elem == Fmt::e5m2) return (code & 0x7C) == 0x7C;
+  return false;
+}
+
 void check(const std::vector<float>& x, size_t rows, size_t cols, const MxOptions& o, const std::vector<uint32_t>& rb) {
   const MxTensor q = mx_quantize(x, rows, cols, o, rb);
   const BlockGrid g = make_grid(rows, cols, o.axis, o.block);
   ASSERT_EQ(q.scales.size(), g.scale_count());
-  // Block amax straight from the definition: max |x| over the block's elements.
+  // Block amax straight from the definition: max |x| over the block's elements; a NaN makes it
+  // NaN for torchao's modes (torch.amax) and does not count for TE's (fmaxf).
   std::vector<float> amax(g.scale_count(), 0.0f);
   for (size_t r = 0; r < rows; ++r)
     for (size_t c = 0; c < cols; ++c) {
       const size_t b = (r / g.block_rows) * g.scale_cols() + c / g.block_cols;
-      amax[b] = std::max(amax[b], std::fabs(x[r * cols + c]));
+      const float v = std::fabs(x[r * cols + c]);
+      if (std::isnan(amax[b])) continue;
+      if (std::isnan(v)) {
+        if (o.scale != MxScaleMode::rceil_sat) amax[b] = v;
+        continue;
+      }
+      amax[b] = std::max(amax[b], v);
     }
   int bad = 0;
   for (size_t b = 0; b < amax.size() && bad < 5; ++b)
@@ -204,7 +249,8 @@ void check(const std::vector<float>& x, size_t rows, size_t cols, const MxOption
       R::Real p = o.elem == Fmt::s8 ? R::Real{R::Exact::finite, (q.codes[i] & 0x80) != 0,
                                                cpp_rational(std::abs(int(int8_t(q.codes[i]))), 64)}
                                     : qref::real_of(o.elem, q.codes[i]);
-      const float want = e == 255 ? std::numeric_limits<float>::quiet_NaN() : qref::rn32(qref::mul(p, qref::real_pow2(e - 127)));
+      if (e == 255 || (elem_nan_or_inf(o.elem, q.codes[i]))) continue;  // non-finite: NaN / Inf checked elsewhere
+      const float want = qref::rn32(qref::mul(p, qref::real_pow2(e - 127)));
       if (qref::bits(d[i]) != qref::bits(want) && !(std::isnan(d[i]) && std::isnan(want))) {
         ADD_FAILURE() << label(o) << ": dequantized element " << i << " " << d[i] << " expected " << want;
         ++bad;
@@ -249,6 +295,35 @@ TEST(MxReference, ElementRoundingModesAndBlockSizes) {
           }
           check(random_tensor(g, rows * cols, e != Fmt::s8), rows, cols, o, rb);
         }
+}
+
+// Special blocks: all zero, all NaN, one Inf or NaN among finite values, the smallest normals and
+// subnormals (scale code 0: multiplier 2^127), values near FLT_MAX (codes near 254), exact ties.
+TEST(MxReference, SpecialBlocksInEveryCurrentMode) {
+  std::mt19937 g(4242);
+  const float kInfF = std::numeric_limits<float>::infinity(), kNaNF = std::numeric_limits<float>::quiet_NaN();
+  for (MxScaleMode m : {MxScaleMode::floor, MxScaleMode::ceil, MxScaleMode::even, MxScaleMode::rceil, MxScaleMode::rceil_sat})
+    for (Fmt e : kElems) {
+      MxOptions o;
+      o.scale = m;
+      o.elem = e;
+      o.block = 8;
+      const size_t rows = 1, cols = 8 * 9;
+      std::vector<float> x = random_tensor(g, rows * cols, true);
+      for (size_t i = 0; i < 8; ++i) {
+        x[i] = 0.0f;                                                    // zero block
+        x[8 + i] = kNaNF;                                               // all NaN
+        x[16 + i] = std::ldexp(1.0f + float(i) / 8, -126);              // smallest normals
+        x[24 + i] = std::ldexp(float(i + 1), -149) * (i & 1 ? -1 : 1);  // subnormals
+        x[32 + i] = std::numeric_limits<float>::max() / float(i + 1);   // near FLT_MAX
+        x[40 + i] = std::ldexp(float(2 * i + 1), -3);                   // halves and quarters: ties
+      }
+      x[48 + 3] = kInfF;   // one Inf
+      x[56 + 5] = -kNaNF;  // one NaN
+      x[64 + 2] = -kInfF;
+      x[64 + 6] = kNaNF;
+      check(x, rows, cols, o, {});
+    }
 }
 
 // An f32 block whose amax sits anywhere in the normal range.

@@ -1,5 +1,5 @@
 // NVFP4 against an exact-arithmetic re-derivation of TransformerEngine's and torchao's
-// arithmetic order (docs/quantization.md, NUMERICS.md §4), the RHT against an exact rational
+// arithmetic order (docs/quantization.md, TE core_nvfp4.cuh and torchao nvfp4_tensor.py), the RHT against an exact rational
 // sum, and stochastic rounding's two ends (all-zero random bits = rz, all-ones = up when inexact).
 #include <gtest/gtest.h>
 
@@ -75,6 +75,10 @@ Expect reference(const std::vector<float>& x, size_t rows, size_t cols, const Nv
   Expect e;
   std::vector<float> mul(bamax.size()), div(bamax.size());
   const bool te = o.order == Nvfp4Order::te || o.order == Nvfp4Order::te_div6;
+  // TE reads use_fast_math only in its tuned 1D kernel, which takes bf16 input.
+  const bool fast = o.fast_math && te && o.input == Fmt::bf16 && !o.tile2d;
+  const bool two_level = o.order == Nvfp4Order::torchao || o.order == Nvfp4Order::torchao_0_16;
+  const bool recip = o.order == Nvfp4Order::torchao || o.order == Nvfp4Order::torchao_single;
   if (te) {
     e.global = amax == 0 ? 1.0f : qref::fdiv(2688.0f, amax);
     const float rcp6 = qref::rn32(qref::div(num(1), num(6)));
@@ -84,7 +88,7 @@ Expect reference(const std::vector<float>& x, size_t rows, size_t cols, const Nv
                                                 : qref::fmul(qref::fdiv(bamax[b], 6.0f), e.global);
       e.scales.push_back(e4m3_sat(d));
       const float sfb = code_f32(Fmt::e4m3, e.scales[b]);
-      if (o.fast_math) {
+      if (fast) {
         const float q = sfb == 0 ? kFltMax : std::min(qref::fdiv(e.global, sfb), 0x1.FEp127f);
         mul[b] = code_f32(Fmt::bf16, R::convert(Fmt::f32, Fmt::bf16, qref::bits(q), ConvertOptions{}).code);
       } else {
@@ -93,20 +97,24 @@ Expect reference(const std::vector<float>& x, size_t rows, size_t cols, const Nv
       }
     }
   } else {
-    e.global = o.order == Nvfp4Order::torchao ? qref::fdiv(amax, 2688.0f) : 1.0f;
+    e.global = two_level ? qref::fdiv(amax, 2688.0f) : 1.0f;
     for (size_t b = 0; b < bamax.size(); ++b) {
       float s = qref::fdiv(bamax[b], 6.0f);
-      if (o.order == Nvfp4Order::torchao) s = qref::fdiv(s, e.global);
+      if (two_level) s = qref::fdiv(s, e.global);
       e.scales.push_back(e4m3_torch(clampf(s, 0x1p-6f, 448.0f)));
       const float sfb = code_f32(Fmt::e4m3, e.scales[b]);
-      div[b] = o.order == Nvfp4Order::torchao ? qref::fmul(e.global, sfb) : sfb;
+      if (o.order == Nvfp4Order::torchao) mul[b] = qref::fdiv(qref::fdiv(1.0f, e.global), sfb);  // (1/pts)/sfb
+      else if (o.order == Nvfp4Order::torchao_single) mul[b] = qref::fdiv(1.0f, sfb);
+      else div[b] = two_level ? qref::fmul(e.global, sfb) : sfb;
     }
   }
   for (size_t i = 0; i < rows; ++i)
     for (size_t j = 0; j < cols; ++j) {
       const size_t b = (i / g.block_rows) * g.scale_cols() + j / g.block_cols;
       const float v = x[i * cols + j];
-      const float y = te ? qref::fmul(v, mul[b]) : clampf(qref::fdiv(v, div[b]), -6.0f, 6.0f);
+      float y;
+      if (te) y = fast && v == 0.0f ? 0.0f : qref::fmul(v, mul[b]);  // fma(x, coef, +0): -0 -> +0
+      else y = clampf(recip ? qref::fmul(v, mul[b]) : qref::fdiv(v, div[b]), -6.0f, 6.0f);
       e.codes.push_back(e2m1(y, r, rb));
       const float el = code_f32(Fmt::e2m1, e.codes.back());
       const float sfb = code_f32(Fmt::e4m3, e.scales[b]);
@@ -130,22 +138,28 @@ void compare(const Nvfp4Tensor& q, const Expect& e, const char* what) {
 
 TEST(Nvfp4, EveryOrder1dAnd2dFastMathOrNot) {
   std::mt19937 g(5);
-  for (Nvfp4Order ord : {Nvfp4Order::te, Nvfp4Order::te_div6, Nvfp4Order::torchao, Nvfp4Order::torchao_single})
+  for (Nvfp4Order ord : {Nvfp4Order::te, Nvfp4Order::te_div6, Nvfp4Order::torchao, Nvfp4Order::torchao_single,
+                         Nvfp4Order::torchao_0_16, Nvfp4Order::torchao_single_0_17})
     for (bool tile : {false, true})
-      for (bool fast : {false, true}) {
+      for (bool fast : {false, true})
+        for (Fmt input : {Fmt::f32, Fmt::bf16}) {
         Nvfp4Options o;
         o.order = ord;
         o.tile2d = tile;
         o.fast_math = fast;
+        o.input = input;
         const size_t rows = 20, cols = 48;
         auto x = random_tensor(g, rows * cols);
+        if (input == Fmt::bf16)  // bf16 values (round toward zero: the tensor only needs to be bf16)
+          for (float& v : x) v = std::bit_cast<float>(std::bit_cast<uint32_t>(v) & 0xFFFF0000u);
         for (size_t j = 0; j < 16; ++j) x[j] = 0.0f;  // a zero block
+        x[17] = -0.0f;                                 // a negative zero (fast math: +0)
         compare(nvfp4_quantize(x, rows, cols, o), reference(x, rows, cols, o), to_string(ord).data());
       }
 }
 
 TEST(Nvfp4, TeGlobalScaleEdges) {
-  // NUMERICS.md §4: S_enc = 2688 / amax, FLT_MAX cap, amax 0 gives 1.
+  // TE core_nvfp4.cuh compute_global_encode_scaling_factor_FP4: S_enc = 2688 / amax, FLT_MAX cap, amax 0 gives 1.
   EXPECT_EQ(nvfp4_te_encode_scale(0.0f), 1.0f);
   EXPECT_EQ(nvfp4_te_encode_scale(2688.0f), 1.0f);
   EXPECT_EQ(nvfp4_te_encode_scale(std::numeric_limits<float>::infinity()), 1.0f);
@@ -175,7 +189,7 @@ TEST(Nvfp4, RejectsBadInput) {
 TEST(Rht16, MatchesExactSumRoundedOnce) {
   std::mt19937 g(11);
   std::uniform_int_distribution<int> man(0, (1 << 23) - 1), ex(-30, 30);
-  const int signs[16] = {1, 1, 1, -1, 1, -1, -1, -1, -1, -1, -1, 1, -1, 1, -1, -1};  // NUMERICS.md §4
+  const int signs[16] = {1, 1, 1, -1, 1, -1, -1, -1, -1, -1, -1, 1, -1, 1, -1, -1};  // TE pytorch/tensor/nvfp4_tensor.py
   for (RhtOut out : {RhtOut::bf16, RhtOut::f32}) {
     std::vector<float> x(4 * 32);
     for (auto& v : x) v = std::ldexp(1.0f + man(g) / 8388608.0f, ex(g)) * (man(g) & 1 ? -1.0f : 1.0f);

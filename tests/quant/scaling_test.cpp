@@ -1,4 +1,4 @@
-// Per-tensor and blockwise FP8 scaling against exact arithmetic and NUMERICS.md §4 /
+// Per-tensor and blockwise FP8 scaling against exact arithmetic and
 // TransformerEngine's documented rules (docs/quantization.md).
 #include <gtest/gtest.h>
 
@@ -84,7 +84,7 @@ TEST(Blockwise, OneBy128And128By128) {
   }
 }
 
-// Delayed scaling, worked by hand from NUMERICS.md §4 / TE's amax-history rule: step t uses the
+// Delayed scaling, worked by hand from TE's amax-history rule: step t uses the
 // scale from step t-1; history of 2, "max": amaxes 1, 2, 0.5, 0 give scales 1 (initial),
 // 448/1, 448/2, 448/2 (history {0.5, 2}), then 448/0.5 (history {0, 0.5}).
 TEST(DelayedScaling, HistoryMaxAndMostRecent) {
@@ -134,6 +134,50 @@ TEST(DelayedScaling, MarginHybridAndNonFinite) {
   const auto codes = q.quantize(x);
   EXPECT_EQ(q.history()[0], 3.0f);
   EXPECT_EQ(int(codes[1]), fp8_ref(-3.0f, 1.0f, Fmt::e4m3));
+}
+
+// TE's two delayed-scaling update paths (TransformerEngine d0067d0: delayed_scaling.cu, the
+// default, and quantization.py _default_sf_compute, NVTE_UNFUSED_FP8_UPDATE=1).
+TEST(DelayedScaling, FusedKernelAndPythonPaths) {
+  DelayedScalingOptions o;
+  o.history_len = 2;
+  o.recipe = Fp8Recipe::e4m3;
+  // A NaN in the history: fmaxf drops it (fused), torch.max propagates it and the scale stays.
+  for (DelayedUpdate u : {DelayedUpdate::fused, DelayedUpdate::python}) {
+    o.update = u;
+    DelayedScaling d(o);
+    d.record_amax(8.0f);
+    d.update();
+    d.record_amax(2.0f);
+    d.update();
+    EXPECT_EQ(d.scale(), 56.0f);
+    d.record_amax(std::numeric_limits<float>::quiet_NaN());
+    d.update();
+    EXPECT_EQ(d.scale(), u == DelayedUpdate::fused ? 224.0f : 56.0f);
+  }
+  // The margin: (448 * 2^-2) / amax (fused) vs (448 / amax) / 2^2 (python); with amax 2^-120
+  // the python quotient overflows to Inf first and becomes FLT_MAX.
+  o.margin = 2;
+  for (DelayedUpdate u : {DelayedUpdate::fused, DelayedUpdate::python}) {
+    o.update = u;
+    DelayedScaling d(o);
+    d.record_amax(0x1p-120f);
+    d.update();
+    EXPECT_EQ(d.scale(), u == DelayedUpdate::fused ? 112.0f * 0x1p120f : std::numeric_limits<float>::max());
+  }
+}
+
+// compute_scale_from_amax: NaN amax gives 1; compute_scale_from_types: an infinite quotient
+// gives the input type's largest value (bf16 0x1.FEp127 for bf16 input).
+TEST(BlockwiseFp8, ValueForInfFollowsTheInputType) {
+  EXPECT_EQ(te_scale_from_amax(std::numeric_limits<float>::quiet_NaN(), 448.0f, false), 1.0f);
+  std::vector<float> x(128, 0.0f);
+  x[5] = 0x1p-133f;  // a bf16 subnormal: 448 / 2^-133 overflows f32
+  const BlockwiseFp8 f = fp8_blockwise(x, 1, 128, Fmt::e4m3, false, false, 0.0f, Fmt::f32);
+  const BlockwiseFp8 b = fp8_blockwise(x, 1, 128, Fmt::e4m3, false, false, 0.0f, Fmt::bf16);
+  EXPECT_EQ(f.scale_inv[0], qref::fdiv(1.0f, std::numeric_limits<float>::max()));
+  EXPECT_EQ(b.scale_inv[0], qref::fdiv(1.0f, 0x1.FEp127f));
+  EXPECT_EQ(int(b.codes[5]), fp8_ref(x[5], 0x1.FEp127f, Fmt::e4m3));
 }
 
 }  // namespace

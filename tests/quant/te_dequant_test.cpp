@@ -1,6 +1,8 @@
 // TransformerEngine's dequantize kernels (MxDequant::te, Nvfp4Dequant::te_kernel), from their
-// source: common/cast/mxfp8/dequantize_mxfp8.cuh (block_scale = ptx::exp2f(e), the f32 with
-// bits e << 23, times the element in f32) and common/cast/nvfp4/dequantize_nvfp4.cuh
+// source at commit d0067d0da6cb01811b8072a7d304f0e00344ce2b: common/cast/mxfp8/dequantize_mxfp8.cuh
+// (block_scale = ptx::exp2f(e): 2^(e-127), e = 0 the subnormal 2^-127, e = 255 NaN (since
+// 4ff5fdfed); before that (TE <= v2.18, MxDequant::te_2_18) the f32 with bits e << 23; then
+// block_scale times the element in f32) and common/cast/nvfp4/dequantize_nvfp4.cuh
 // (final_scale = float(sfb) * amax * factor_inv with factor_inv = (float)(1.0 / (6.0 * 448.0)),
 // then element * final_scale). Expected values: exact rationals of tcemu::ref, each f32
 // multiplication rounded to nearest even by the reference, NaN as the GPU's canonical
@@ -31,11 +33,18 @@ uint32_t ref_fmul(const ExactValue& x, const ExactValue& y) {
   return static_cast<uint32_t>(ref::round_to(x.v * y.v, Fmt::f32, Round::rn, neg));
 }
 ExactValue f32_value(uint32_t bits) { return ref::value_of(Fmt::f32, bits); }
+Rational pow2r(int k) {
+  Rational r = 1;
+  for (int i = 0; i < k; ++i) r *= 2;
+  for (int i = 0; i > k; --i) r /= 2;
+  return r;
+}
 
-TEST(TeDequantize, MxScaleBitsAreTheF32Exponent) {
+TEST(TeDequantize, MxScaleIsTwoToTheCode) {
   for (Fmt elem : {Fmt::e4m3, Fmt::e5m2, Fmt::e2m1})
     for (int s : {0, 1, 2, 100, 127, 128, 200, 254, 255}) {
-      const ExactValue mult = f32_value(static_cast<uint32_t>(s) << 23);  // 0 -> +0, 255 -> +Inf
+      // exp2f: 2^(s-127) exactly (2^-127 is the subnormal 0x00400000), NaN for 255.
+      const ExactValue mult = s == 255 ? f32_value(0x7fffffff) : ExactValue{ExactValue::finite, false, pow2r(s - 127)};
       for (uint32_t code = 0; code < (1u << info(elem).width); ++code) {
         const uint32_t expect = ref_fmul(ref::value_of(elem, code), mult);
         const uint32_t got = std::bit_cast<uint32_t>(mx_dequantize_element(elem, static_cast<uint8_t>(code),
@@ -43,11 +52,24 @@ TEST(TeDequantize, MxScaleBitsAreTheF32Exponent) {
         ASSERT_EQ(got, expect) << info(elem).name << " code " << code << " scale " << s;
       }
     }
-  // Where the two conventions part: scale 0 is 2^-127 for OCP and +0 for TE; 0xFF is NaN for
-  // OCP and Inf for TE.
+}
+
+TEST(TeDequantize, MxScaleBitsAreTheF32ExponentInTe218) {
+  for (Fmt elem : {Fmt::e4m3, Fmt::e5m2, Fmt::e2m1})
+    for (int s : {0, 1, 2, 100, 127, 128, 200, 254, 255}) {
+      const ExactValue mult = f32_value(static_cast<uint32_t>(s) << 23);  // 0 -> +0, 255 -> +Inf
+      for (uint32_t code = 0; code < (1u << info(elem).width); ++code) {
+        const uint32_t expect = ref_fmul(ref::value_of(elem, code), mult);
+        const uint32_t got = std::bit_cast<uint32_t>(mx_dequantize_element(elem, static_cast<uint8_t>(code),
+                                                                          static_cast<uint8_t>(s), MxDequant::te_2_18));
+        ASSERT_EQ(got, expect) << info(elem).name << " code " << code << " scale " << s;
+      }
+    }
+  // Where TE <= v2.18 parted from OCP: scale 0 was +0, 0xFF Inf.
   EXPECT_EQ(std::bit_cast<uint32_t>(mx_dequantize_element(Fmt::e4m3, 0x38, 0x00, MxDequant::ocp)), 0x00400000u);  // 2^-127
-  EXPECT_EQ(std::bit_cast<uint32_t>(mx_dequantize_element(Fmt::e4m3, 0x38, 0x00, MxDequant::te)), 0x00000000u);
-  EXPECT_EQ(std::bit_cast<uint32_t>(mx_dequantize_element(Fmt::e4m3, 0x38, 0xFF, MxDequant::te)), 0x7f800000u);
+  EXPECT_EQ(std::bit_cast<uint32_t>(mx_dequantize_element(Fmt::e4m3, 0x38, 0x00, MxDequant::te)), 0x00400000u);
+  EXPECT_EQ(std::bit_cast<uint32_t>(mx_dequantize_element(Fmt::e4m3, 0x38, 0x00, MxDequant::te_2_18)), 0x00000000u);
+  EXPECT_EQ(std::bit_cast<uint32_t>(mx_dequantize_element(Fmt::e4m3, 0x38, 0xFF, MxDequant::te_2_18)), 0x7f800000u);
   EXPECT_TRUE(std::isnan(mx_dequantize_element(Fmt::e4m3, 0x38, 0xFF, MxDequant::ocp)));
 }
 

@@ -28,7 +28,7 @@ namespace {
 using namespace tcemu::quant;
 
 struct QuantArgs {
-  std::string recipe, input, output, in_format, elem, scale, axis, round, order, fp8, dequant;
+  std::string recipe, input, output, in_format, elem, scale, axis, round, order, fp8, dequant, variant;
   size_t block = 0;
   bool fast_math = false, rht = false, pow2 = false, no_pow2 = false, list = false;
   uint64_t seed = 0, offset = 0;
@@ -42,12 +42,14 @@ void add_recipe_options(CLI::App* cmd, QuantArgs& a) {
   cmd->add_option("--block", a.block, "MX block size (default 32)");
   cmd->add_option("--axis", a.axis, "MX blocks: row (default), col, 2d");
   cmd->add_option("--round", a.round, "element rounding: rn (default), rna, rz (MX), rs (MX, NVFP4: Philox bits)");
-  cmd->add_option("--order", a.order, "NVFP4 arithmetic order: te, te-div6, torchao, torchao-single");
-  cmd->add_flag("--fast-math", a.fast_math, "NVFP4 (TE): element scale rounded to bf16");
+  cmd->add_option("--variant", a.variant, "MX: an older upstream release's arithmetic: torchao-0.18 (floor/ceil/even), te-2.12 (rceil-sat)");
+  cmd->add_option("--order", a.order,
+                  "NVFP4 arithmetic order: te, te-div6, torchao, torchao-single, torchao-0.16, torchao-single-0.17");
+  cmd->add_flag("--fast-math", a.fast_math, "NVFP4 (TE, bf16 input, 1x16): bf16 coefficient and fma.rn.f32.bf16");
   cmd->add_flag("--rht", a.rht, "NVFP4: 16-point random Hadamard transform of each row first (TE signs)");
   cmd->add_option("--fp8", a.fp8, "FP8 recipes: e4m3 (default) or e5m2");
   cmd->add_option("--dequant", a.dequant,
-                  "dequantize arithmetic: MX ocp (default) or te (TE's kernel: scale 0 -> 0, 0xFF -> Inf); "
+                  "dequantize arithmetic: MX ocp (default), te (TE's kernel) or te-2.18 (TE <= v2.18: scale 0 -> 0, 0xFF -> Inf); "
                   "NVFP4 tcemu (default) or te (TE's kernel, from the tensor amax)");
   cmd->add_flag("--pow2", a.pow2, "fp8-current: power-of-two scale");
   cmd->add_flag("--no-pow2", a.no_pow2, "fp8-block*: exact (not power-of-two) scales");
@@ -99,10 +101,17 @@ Recipe resolve_recipe(const QuantArgs& a) {
       throw InputError("FP8 recipes use cvt.rn.satfinite only");
     }
   }
+  if (!a.variant.empty()) {
+    need(RecipeKind::mx, "--variant");
+    auto v = parse_mx_variant(a.variant);
+    if (!v) throw InputError("--variant must be current, torchao-0.18 or te-2.12, not '" + a.variant + "'");
+    r->mx.variant = *v;
+    if (const std::string err = mx_options_error(r->mx); !err.empty()) throw InputError("--variant: " + err);
+  }
   if (!a.order.empty()) {
     need(RecipeKind::nvfp4, "--order");
     auto o = parse_nvfp4_order(a.order);
-    if (!o) throw InputError("--order must be te, te-div6, torchao or torchao-single");
+    if (!o) throw InputError("--order must be te, te-div6, torchao, torchao-single, torchao-0.16 or torchao-single-0.17");
     r->nvfp4.order = *o;
   }
   if (a.fast_math) { need(RecipeKind::nvfp4, "--fast-math"); r->nvfp4.fast_math = true; }
@@ -118,12 +127,12 @@ Recipe resolve_recipe(const QuantArgs& a) {
   if (!a.dequant.empty()) {
     if (r->kind == RecipeKind::mx) {
       auto d = parse_mx_dequant(a.dequant);
-      if (!d) throw InputError("--dequant for MX recipes is ocp or te, not '" + a.dequant + "'");
+      if (!d) throw InputError("--dequant for MX recipes is ocp, te or te-2.18, not '" + a.dequant + "'");
       r->mx_dequant = *d;
     } else if (r->kind == RecipeKind::nvfp4) {
       auto d = parse_nvfp4_dequant(a.dequant);
       if (!d) throw InputError("--dequant for NVFP4 recipes is tcemu or te, not '" + a.dequant + "'");
-      if (*d == Nvfp4Dequant::te_kernel && r->nvfp4.order != Nvfp4Order::te && r->nvfp4.order != Nvfp4Order::te_div6)
+      if (*d == Nvfp4Dequant::te_kernel && !nvfp4_te_order(r->nvfp4.order))
         throw InputError("--dequant te needs a TE order (te, te-div6)");
       r->nvfp4_dequant = *d;
     } else {
@@ -194,9 +203,10 @@ void write_case(const QuantArgs& a, const Recipe& r, const QuantInput& in, const
 
 int run_quantize(const QuantArgs& a) {
   if (a.list) return list_recipes();
-  const Recipe r = resolve_recipe(a);
+  Recipe r = resolve_recipe(a);
   if (a.input.empty() || a.output.empty()) throw InputError("quantize needs IN.npy and -o OUT (a path prefix)");
   const QuantInput in = read_quant_input(a.input, a.in_format);
+  r.input = *parse_format(in.format);
   const size_t words = random_words_needed(r, in.values.size());
   const std::vector<uint32_t> rbits = words ? philox_words(a.seed, a.offset, words) : std::vector<uint32_t>{};
   Quantized q;
@@ -210,14 +220,15 @@ int run_quantize(const QuantArgs& a) {
     io::write_npy(a.output + ".scales.npy", io::make_npy("<f4", {q.scale_rows, q.scale_cols}, f32_codes(q.scale_f32)));
   else
     io::write_npy(a.output + ".scales.npy", io::make_npy("|u1", {q.scale_rows, q.scale_cols}, widen(q.scale_codes)));
+  const bool global = r.kind == RecipeKind::nvfp4 && nvfp4_has_global(r.nvfp4.order);
   if (r.kind == RecipeKind::nvfp4) {
-    io::write_npy(a.output + ".global.npy", io::make_npy("<f4", {1}, f32_codes({q.global_scale})));
+    if (global) io::write_npy(a.output + ".global.npy", io::make_npy("<f4", {1}, f32_codes({q.global_scale})));
     io::write_npy(a.output + ".amax.npy", io::make_npy("<f4", {1}, f32_codes({q.amax})));
   }
   write_case(a, r, in, rbits, q);
   std::cout << "recipe " << r.name << ": " << in.rows << "x" << in.cols << " " << info(q.elem).name << " elements, "
             << q.scale_rows << "x" << q.scale_cols << " " << info(q.scale_fmt).name << " scales -> " << a.output
-            << ".{codes,scales" << (r.kind == RecipeKind::nvfp4 ? ",global,amax" : "") << "}.npy and " << a.output
+            << ".{codes,scales" << (global ? ",global" : "") << (r.kind == RecipeKind::nvfp4 ? ",amax" : "") << "}.npy and " << a.output
             << ".json (golden case)\n";
   return 0;
 }
@@ -257,7 +268,7 @@ int run_dequantize(const QuantArgs& a) {
     if (fp8) q.scale_f32.push_back(std::bit_cast<float>(static_cast<uint32_t>(scales.bits(i))));
     else q.scale_codes.push_back(static_cast<uint8_t>(scales.bits(i)));
   }
-  if (r.kind == RecipeKind::nvfp4) {
+  if (r.kind == RecipeKind::nvfp4 && nvfp4_has_global(r.nvfp4.order)) {  // one-level torchao: none
     const io::NpyArray g = io::read_npy(a.input + ".global.npy");
     if (g.descr != "<f4" || g.count() != 1) throw InputError(a.input + ".global.npy: expected one float32");
     q.global_scale = std::bit_cast<float>(static_cast<uint32_t>(g.bits(0)));

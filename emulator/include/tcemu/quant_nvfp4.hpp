@@ -3,11 +3,14 @@
 // random Hadamard transform TE applies before quantizing gradients; stochastic rounding with
 // Philox random bits.
 //
-// Sources: ../shared/spec/NUMERICS.md §4; TransformerEngine `common/cast/nvfp4/core_nvfp4.cuh`
-// (compute_global_encode_scaling_factor_FP4, compute_decoding_scaling_factor) and its C++ test
-// reference `tests/cpp/operator/test_cast_nvfp4_transpose.cu` (compute_scaling_coefficient with
-// and without fast math); pytorch/ao `torchao/prototype/mx_formats/nvfp4_tensor.py`
-// (nvfp4_quantize, per_tensor_amax_to_scale). Details and open points: docs/quantization.md.
+// Sources: TransformerEngine at commit d0067d0da6cb01811b8072a7d304f0e00344ce2b
+// (`common/cast/nvfp4/core_nvfp4.cuh` compute_global_encode_scaling_factor_FP4 and
+// compute_decoding_scaling_factor, `quantize_transpose_nvfp4.cuh`,
+// `specialized/quantize_transpose_nvfp4_tuned_1D.cuh` with its fast-math coefficient and
+// fma.rn.f32.bf16, `dequantize_nvfp4.cuh`; C++ test reference
+// `tests/cpp/operator/test_cast_nvfp4_transpose.cu`); pytorch/ao at commit
+// 36027d82d1ad9949597ea16002ff4940374b1b94 (`torchao/prototype/mx_formats/nvfp4_tensor.py`
+// nvfp4_quantize, per_tensor_amax_to_scale, get_hp_scales). Details: docs/quantization.md.
 #pragma once
 
 #include <cstdint>
@@ -23,24 +26,40 @@ namespace tcemu::quant {
 
 enum class Nvfp4Order : uint8_t {
   te,              // TE now: sfb = e4m3(fminf(block_amax * (S_enc * (float)(1/6)), FLT_MAX))
-  te_div6,         // TE before (and its transpose variant earlier): block_amax / 6 * S_enc
-  torchao,         // torchao two-level: per_tensor = amax / 2688, sfb = e4m3(clamp(block_amax/6/per_tensor, 2^-6, 448))
-  torchao_single,  // torchao one-level: sfb = e4m3(clamp(block_amax / 6, 2^-6, 448)), no tensor scale
+  te_div6,         // TE's first NVFP4 kernels (3f5b47549): block_amax / 6 * S_enc
+  torchao,         // torchao two-level: per_tensor = amax / 2688, sfb = e4m3(clamp(block_amax/6/per_tensor,
+                   // 2^-6, 448)), element x * ((1 / per_tensor) / sfb) (since 5c0c81487, v0.17.0)
+  torchao_single,  // torchao one-level: sfb = e4m3(clamp(block_amax / 6, 2^-6, 448)), element
+                   // x * (1 / sfb), no tensor scale (since a302c10bb, v0.18.0)
+  torchao_0_16,    // torchao <= v0.16.0 two-level: element x / (per_tensor * sfb)
+  torchao_single_0_17,  // torchao <= v0.17.0 one-level: element x / sfb
 };
-std::optional<Nvfp4Order> parse_nvfp4_order(std::string_view s);  // te te-div6 torchao torchao-single
+std::optional<Nvfp4Order> parse_nvfp4_order(std::string_view s);
+// te te-div6 torchao torchao-single torchao-0.16 torchao-single-0.17
+bool nvfp4_te_order(Nvfp4Order o);          // te, te-div6
+bool nvfp4_has_global(Nvfp4Order o);        // every order but the one-level torchao ones
 std::string_view to_string(Nvfp4Order o);
 
 // How the transformed values are rounded (the exact sum of 16 terms is rounded once).
 enum class RhtOut : uint8_t { bf16, f32 };
 
 // The 16 signs of TE's default RHT, element i uses bit i: s = [1,1,1,-1,1,-1,-1,-1,-1,-1,-1,1,
-// -1,1,-1,-1] (NUMERICS.md §4); a set bit means -1.
+// -1,1,-1,-1] (TE transformer_engine/pytorch/tensor/nvfp4_tensor.py at d0067d0); a set bit means -1.
 inline constexpr uint16_t kTeRhtSignMask = 0b1101'0111'1110'1000;
 
 struct Nvfp4Options {
   Nvfp4Order order = Nvfp4Order::te;
   bool tile2d = false;      // 16x16 blocks (TE for weights) instead of 1x16 along rows
-  bool fast_math = false;   // TE: element scale S_enc / sfb rounded to bf16 (else 1/(sfb*S_dec))
+  bool fast_math = false;   // TE use_fast_math: only TE's tuned 1D kernel (bf16 input, 1x16) reads
+                            // it: coefficient bf16(fminf(S_enc / sfb, bf16 max)), element
+                            // fma.rn.f32.bf16(x, coef, +0); other inputs and 16x16 ignore it
+  Fmt input = Fmt::f32;     // the input's format (f32, f16, bf16): selects TE's kernel
+  // TE's C++ test reference (tests/cpp/operator/test_cast_nvfp4_transpose.cu, quantize_nvfp4_1d)
+  // instead of its kernels, where the two disagree: a block scale of 0 gives multiplier 0 (the
+  // kernels: FLT_MAX); with fast_math (any input) S_enc is capped at bf16 max and the multiplier
+  // is bf16(fminf(1 / (sfb * (1 / S_enc)), FLT_MAX)) applied by a plain f32 multiply (the tuned
+  // kernel: bf16(fminf(S_enc / sfb, bf16 max)) and fma with +0). Order te, 1x16 only.
+  bool te_test_reference = false;
   Round round = Round::rn;  // rn, or rs (cvt.rs.satfinite.e2m1x4.f32; one random word per 4 elements)
   RsBitMap rs_map = RsBitMap::ptx_doc;
   std::optional<float> global_amax;  // the tensor amax behind the per-tensor scale (default: computed)
@@ -73,6 +92,8 @@ float nvfp4_te_encode_scale(float amax);
 // TE's block decode scale code (E4M3) and element multiplier.
 uint8_t nvfp4_te_block_scale(float block_amax, float s_enc, Nvfp4Order order);
 float nvfp4_te_element_scale(uint8_t sfb, float s_enc, bool fast_math);
+// Whether TE's tuned fast-math path applies (fast_math, bf16 input, 1x16 blocks, a TE order).
+bool nvfp4_te_fast_math_applies(const Nvfp4Options& o);
 
 // With Round::rs, `rbits` holds one random word per group of 4 consecutive elements of a
 // row (cols must then be a multiple of 4); element j of a group lands in field j from the low

@@ -28,6 +28,9 @@ struct Recipe {
   Fmt fp8 = Fmt::e4m3;   // kinds fp8_*
   bool pow2 = false;     // fp8_current: power-of-two scale; fp8_block: default true
   bool tile128 = false;  // fp8_block: 128x128 (else 1x128)
+  // The input's format (f32, f16, bf16), not an option but a property of x: TE picks kernels
+  // by it (NVFP4 fast math, blockwise FP8's value for an infinite scale). quantize() reads it.
+  Fmt input = Fmt::f32;
   // Dequantization arithmetic (docs/quantization.md): OCP/torchao's and tcemu's by default,
   // or TransformerEngine's dequantize kernels.
   MxDequant mx_dequant = MxDequant::ocp;
@@ -54,6 +57,18 @@ struct Quantized {
   float global_scale = 1.0f;         // NVFP4 per-tensor scale (see Nvfp4Tensor)
   float amax = 0.0f;                 // NVFP4: the tensor amax behind it (TE's dequantize kernel)
 };
+
+// The upstream implementation whose arithmetic a recipe (with its options resolved) follows:
+// repository, the commit (full hash) or the last release tag of an older variant, and the
+// file holding the arithmetic. Recorded in golden quantize cases (docs/golden.md).
+struct Upstream {
+  std::string repo;  // "pytorch/ao", "NVIDIA/TransformerEngine", "OCP"
+  std::string ref;   // a commit hash, or a release tag ("v0.18.0") for an older variant
+  std::string file;
+};
+inline constexpr std::string_view kTorchaoCommit = "36027d82d1ad9949597ea16002ff4940374b1b94";
+inline constexpr std::string_view kTeCommit = "d0067d0da6cb01811b8072a7d304f0e00344ce2b";
+Upstream recipe_upstream(const Recipe& r);
 
 // Random words a recipe needs for n elements (stochastic rounding), 0 when it rounds to nearest.
 size_t random_words_needed(const Recipe& r, size_t n);

@@ -2,9 +2,11 @@
 // history), current scaling (optionally power-of-two scales) and 1x128 / 128x128 blockwise
 // scaling. The cast itself is cvt.rn.satfinite.{e4m3,e5m2}.f32 of x * scale.
 //
-// Sources: ../shared/spec/NUMERICS.md §4; TransformerEngine `common/recipe/` (delayed scaling
-// update, `recipe_common.cuh` compute_scale_from_amax), `pytorch/fp8.py` (_default_sf_compute,
-// amax history roll). Written out in docs/quantization.md.
+// Sources: TransformerEngine at commit d0067d0da6cb01811b8072a7d304f0e00344ce2b:
+// `common/recipe/recipe_common.cuh` (compute_scale_from_amax, compute_scale_from_types),
+// `common/recipe/current_scaling.cu`, `common/recipe/delayed_scaling.cu` (the fused amax and
+// scale update), `common/cast/fp8_blockwise/`, `pytorch/quantization.py` (_default_sf_compute,
+// the unfused update). Written out in docs/quantization.md.
 #pragma once
 
 #include <cstddef>
@@ -22,7 +24,7 @@ namespace tcemu::quant {
 // FP8 max of e4m3 (448) or e5m2 (57344); std::invalid_argument for another format.
 float fp8_max(Fmt f);
 
-// TE compute_scale_from_amax: amax below epsilon becomes epsilon; Inf or 0 amax gives 1;
+// TE compute_scale_from_amax: amax below epsilon becomes epsilon; Inf, NaN or 0 amax gives 1;
 // scale = fp8_max / amax; an infinite quotient gives value_for_inf; with pow2 the f32 fraction
 // bits are cleared (a power of two at or below the quotient).
 float te_scale_from_amax(float amax, float fp8_max, bool pow2, float epsilon = 0.0f,
@@ -51,12 +53,19 @@ struct BlockwiseFp8 {
   std::vector<uint8_t> codes;
   std::vector<float> scale_inv;  // grid.scale_count()
 };
+// `input` is the tensor's format: an infinite quotient gives its largest finite value
+// (compute_scale_from_types: FLT_MAX for f32, 0x1.FEp127 for bf16, 65504 for f16).
 BlockwiseFp8 fp8_blockwise(std::span<const float> x, size_t rows, size_t cols, Fmt f, bool tile_128x128,
-                           bool pow2 = true, float epsilon = 0.0f);
+                           bool pow2 = true, float epsilon = 0.0f, Fmt input = Fmt::f32);
 std::vector<float> fp8_blockwise_dequantize(const BlockwiseFp8& q);
 
 // Delayed scaling: the scale used at step t comes from the amax history up to step t-1.
 enum class AmaxAlgo : uint8_t { max, most_recent };
+// Which of TE's two update paths: `fused` (default: delayed_scaling.cu's kernel, taken unless
+// NVTE_UNFUSED_FP8_UPDATE=1 or a callable algorithm): amax over the rolled history with fmaxf
+// (NaN dropped), scale = (fp8_max * 2^-margin) / amax; `python` (quantization.py
+// _default_sf_compute): torch.max over the history (NaN propagates), (fp8_max / amax) / 2^margin.
+enum class DelayedUpdate : uint8_t { fused, python };
 enum class Fp8Recipe : uint8_t { e4m3, e5m2, hybrid };  // HYBRID: e4m3 forward, e5m2 backward
 std::optional<Fp8Recipe> parse_fp8_recipe(std::string_view s);
 
@@ -65,6 +74,7 @@ struct DelayedScalingOptions {
   size_t history_len = 1024;
   AmaxAlgo algo = AmaxAlgo::max;
   Fp8Recipe recipe = Fp8Recipe::hybrid;
+  DelayedUpdate update = DelayedUpdate::fused;
 };
 
 class DelayedScaling {

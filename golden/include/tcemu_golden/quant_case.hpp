@@ -28,8 +28,12 @@ struct QuantShapes {
 // (`where` prefixes the message, e.g. "cases[0].recipe").
 QuantShapes quant_shapes(const quant::Recipe& r, size_t rows, size_t cols, const std::string& where = "recipe");
 
-// The recipe as JSON: {"name", "kind", "mx" | "nvfp4" | "fp8": {every option, resolved}}.
+// The recipe as JSON: {"name", "kind", "mx" | "nvfp4" | "fp8": {every option, resolved},
+// "upstream": {"repo", "ref", "file"}} (quant::recipe_upstream; r.input must be x's format).
 nlohmann::json recipe_json(const quant::Recipe& r);
+// Refuses (GoldenError naming the field) a recipe JSON whose "upstream" differs from what `r`
+// (parsed from it, with r.input set to x's format) follows; absent "upstream" passes.
+void check_recipe_upstream(const nlohmann::json& j, const quant::Recipe& r, const std::string& where);
 // Back: the preset `name` with the options given (missing ones keep the preset's value).
 // Throws GoldenError naming the field for an unknown recipe, kind or option value.
 quant::Recipe parse_recipe_json(const nlohmann::json& j, const std::string& where);

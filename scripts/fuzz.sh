@@ -6,7 +6,7 @@
 # found something (its crash-* / leak-* / timeout-* / oom-* file is in build/fuzz/findings/).
 #   scripts/fuzz.sh [--seconds S | --runs N] [HARNESS...]
 #   --seconds S  budget per harness (default 60);  --runs N  a fixed number of runs each (CI smoke)
-# Needs clang and libFuzzer (Debian: clang, libclang-rt-dev or libfuzzer-NN-dev).
+# Needs clang and libFuzzer (Debian 12: clang and libclang-rt-14-dev, which holds libclang_rt.fuzzer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=60 runs=""

@@ -187,13 +187,13 @@ std::string html_report(const CompareReport& r) {
   o << "<script>\n(function(){\n"
        "var d=JSON.parse(document.getElementById('heatmap-data').textContent);\n"
        "var cv=document.getElementById('heatmap');var ctx=cv.getContext('2d');\n"
-       "var img=ctx.createImageData(d.cols,d.rows);var painted=0;\n"
+       "var img=ctx.createImageData(d.cols,d.rows);var painted=0;var faintest=0;\n"
        "for(var i=0;i<d.share.length;i++){var s=d.share[i];var p=i*4;var t=s>0?0.3+0.7*Math.sqrt(s):0;"
        "img.data[p]=255;img.data[p+1]=Math.round(255*(1-t));img.data[p+2]=Math.round(255*(1-t));img.data[p+3]=255;"
-       "if(s>0)painted++;}\n"
+       "if(s>0){painted++;faintest=Math.max(faintest,img.data[p+1]);}}\n"
        "ctx.putImageData(img,0,0);\n"
        "cv.style.height=(parseFloat(cv.style.width)*d.rows/d.cols)+'px';\n"
-       "cv.setAttribute('data-painted',String(painted));cv.setAttribute('data-rendered','true');\n"
+       "cv.setAttribute('data-painted',String(painted));cv.setAttribute('data-faintest',String(faintest));cv.setAttribute('data-rendered','true');\n"
        "})();\n</script>\n";
   if (!r.first.empty()) {
     o << "<h2>First mismatches</h2>\n<table id=\"first\">\n<tr><th>row</th><th>col</th><th>expected</th><th>actual</th>"

@@ -39,5 +39,42 @@ TEST(GoldenBrowser, HeatMapRendersInHeadlessChromium) {
   EXPECT_NE(dom.find("data-painted=\"8\""), std::string::npos);
 }
 
+// One mismatching element in a 2048 x 2048 output (cells of 8 x 8 elements, share 1/64):
+// the cell is painted at least light red, green channel at most 255 * (1 - 0.3) = 178.5 (on
+// the old linear scale it was 251, indistinguishable from white).
+TEST(GoldenBrowser, OneMismatchInALargeOutputIsVisible) {
+  const char* chromium = "/usr/bin/chromium";
+  if (!std::filesystem::exists(chromium)) GTEST_SKIP() << "no " << chromium << ": the HTML report was not rendered";
+  CompareReport r;
+  r.case_name = "large";
+  r.operation = "a 2048 x 2048 output";
+  r.type = elem_type(Fmt::f32);
+  r.rows = r.cols = 2048;
+  r.total = r.rows * r.cols;
+  r.mismatches = 1;
+  r.cell_r = r.cell_c = 8;
+  r.heat_rows = r.heat_cols = 256;
+  r.heat.assign(256 * 256, 0);
+  r.heat[100 * 256 + 37] = 1;
+  r.first.push_back({800, 296, 0x3f800000, 0x3f800001, 1});
+  r.histogram.push_back({"1", 1});
+  r.verdict = "DIFFERENT: 1 of 4194304 elements differ.";
+  test::TempDir d("browser_faint");
+  std::ofstream(d.file("r.html")) << html_report(r);
+  const std::string cmd = std::string(chromium) + " --headless --disable-gpu --no-sandbox --dump-dom file://" +
+                          d.file("r.html") + " 2>/dev/null";
+  std::string dom;
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) dom.append(buf.data(), n);
+  pclose(p);
+  ASSERT_NE(dom.find("data-painted=\"1\""), std::string::npos) << dom.substr(0, 2000);
+  const size_t at = dom.find("data-faintest=\"");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_LE(std::stoi(dom.substr(at + 15)), 178);
+}
+
 }  // namespace
 }  // namespace tcemu::golden

@@ -126,7 +126,7 @@ int run_dot(const DotArgs& a) {
       c = operand(*acc, cw[0], as_f32, where, true);
     } else {
       auto v = parse_hex(cw[0]);
-      if (!v || *v > 0xFFFFFFFFu) throw InputError(where + ": c '" + std::string(cw[0]) + "' is not a 32-bit hex s32 code");
+      if (!v || *v > 0xFFFFFFFFu) throw InputError(where + ": c '" + shown(cw[0]) + "' is not a 32-bit hex s32 code");
       c = *v;
     }
     if (scaled) {

@@ -54,7 +54,7 @@ std::string show(float f) {
 bool parse_flag(const std::string& w, size_t lineno) {
   if (w == "1" || w == "inf" || w == "true" || w == "found_inf") return true;
   if (w == "0" || w == "ok" || w == "false" || w == "finite") return false;
-  throw InputError("line " + std::to_string(lineno) + ": expected a found-inf flag (1/0, inf/ok, true/false), found '" + w + "'");
+  throw InputError("line " + std::to_string(lineno) + ": expected a found-inf flag (1/0, inf/ok, true/false), found '" + shown(w) + "'");
 }
 
 int run_lossscale(const LossArgs& a) {

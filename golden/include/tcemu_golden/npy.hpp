@@ -24,8 +24,9 @@ struct NpyArray {
   uint64_t bits(size_t i) const;
 };
 
-// Reads a .npy file; NpyError names the file and the problem (bad magic, unsupported dtype,
-// fortran order, truncated data, ...).
+// Reads a .npy file through the strict reader of tcemu/npy_reader.hpp; NpyError names the
+// file and the problem (bad magic, a malformed header, unsupported dtype, fortran order, a
+// size that overflows, truncated or trailing data, ...), before allocating what it claims.
 NpyArray read_npy(const std::string& path);
 void write_npy(const std::string& path, const NpyArray& a);
 

@@ -18,8 +18,9 @@ struct NpyCodes {
   std::vector<uint64_t> bits;  // each element's raw little-endian bits
 };
 
-// Throws std::runtime_error naming the file and the problem (missing, bad magic, fortran
-// order, a big-endian or non-numeric dtype, truncated data).
+// Reads through tcemu's one strict reader (tcemu/npy_reader.hpp). Throws std::runtime_error
+// naming the file and the problem (missing, bad magic, a malformed header, fortran order, a
+// big-endian or non-numeric dtype, a shape whose size overflows, truncated or trailing data).
 NpyCodes read_npy_codes(const std::string& path);
 
 }  // namespace tcemu::testing

@@ -93,6 +93,34 @@ TEST(QuantCli, AnalyzeSameReportForOneAndThreeThreads) {
   EXPECT_EQ(one, env3);
 }
 
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// quantize and dequantize through the command line: the same files for --threads 1 and 3.
+TEST(QuantCli, QuantizeSameFilesForOneAndThreeThreads) {
+  std::vector<uint64_t> bits(130 * 1008);
+  for (size_t i = 0; i < bits.size(); ++i)
+    bits[i] = std::bit_cast<uint32_t>(std::ldexp(static_cast<float>(i % 977) - 488.0f, static_cast<int>(i % 23) - 11));
+  const std::string dir = tmpdir(), in = dir + "/t.npy";
+  tcemu::io::write_npy(in, tcemu::io::make_npy("<f4", {130, 1008}, bits));
+  for (const char* recipe : {"mxfp8", "nvfp4", "fp8-block128x128"}) {
+    std::string o1 = dir + "/t1", o3 = dir + "/t3";
+    ASSERT_EQ(run(std::string("--threads 1 quantize --recipe ") + recipe + " " + in + " -o " + o1), 0) << recipe;
+    ASSERT_EQ(run(std::string("--threads 3 quantize --recipe ") + recipe + " " + in + " -o " + o3), 0) << recipe;
+    EXPECT_EQ(slurp(o1 + ".codes.npy"), slurp(o3 + ".codes.npy")) << recipe;
+    EXPECT_EQ(slurp(o1 + ".scales.npy"), slurp(o3 + ".scales.npy")) << recipe;
+    ASSERT_EQ(run(std::string("--threads 1 dequantize --recipe ") + recipe + " " + o1 + " -o " + o1 + ".back.npy"), 0);
+    ASSERT_EQ(run(std::string("--threads 3 dequantize --recipe ") + recipe + " " + o1 + " -o " + o3 + ".back.npy"), 0);
+    const std::string back = slurp(o1 + ".back.npy");
+    EXPECT_GT(back.size(), 130u * 1008u * 4u) << recipe;
+    EXPECT_EQ(back, slurp(o3 + ".back.npy")) << recipe;
+  }
+}
+
 TEST(QuantCli, BadInputGivesStatus2) {
   const std::string in = write_block_with_480();
   EXPECT_EQ(run("quantize --recipe no-such-recipe " + in + " -o " + tmpdir() + "/z"), 2);

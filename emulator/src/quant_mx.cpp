@@ -453,12 +453,24 @@ float mx_dequantize_element(Fmt elem, uint8_t code, uint8_t scale, MxDequant d) 
 }
 
 std::vector<float> mx_dequantize(const MxTensor& q, MxDequant d, const Exec& exec) {
+  // A large tensor first computes mx_dequantize_element once for every (scale, code) pair of
+  // the element format, then looks each element up: the same function, so the same bits.
+  const size_t codes = size_t{1} << info(q.elem).width;
+  std::vector<float> table;
+  if (q.codes.size() >= detail::kTableMin && codes <= 256) {
+    table.resize(256 * codes);
+    detail::for_each_range(table.size(), exec, [&](size_t b, size_t e) {
+      for (size_t k = b; k < e; ++k)
+        table[k] = mx_dequantize_element(q.elem, static_cast<uint8_t>(k % codes), static_cast<uint8_t>(k / codes), d);
+    });
+  }
   std::vector<float> out(q.codes.size());
   detail::for_each_tile(q.grid, exec, [&](const detail::Tile& t) {
     for (size_t r = t.r0; r < t.r1; ++r)
       for (size_t c = t.c0; c < t.c1; ++c) {
         const size_t i = r * q.grid.cols + c;
-        out[i] = mx_dequantize_element(q.elem, q.codes[i], q.scales[q.grid.scale_index(r, c)], d);
+        const uint8_t code = q.codes[i], scale = q.scales[q.grid.scale_index(r, c)];
+        out[i] = !table.empty() && code < codes ? table[scale * codes + code] : mx_dequantize_element(q.elem, code, scale, d);
       }
   });
   return out;

@@ -358,20 +358,30 @@ std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d, const 
   const float factor_inv = static_cast<float>(1.0 / (6.0 * 448.0));
   // tcemu; torchao get_hp_scales: sfb alone without a per-tensor scale, else per_tensor * sfb.
   const float s_dec = te ? 1.0f / q.global_scale : nvfp4_has_global(q.order) ? q.global_scale : 1.0f;
+  // One element from its E2M1 code and its block's E4M3 scale code.
+  auto value = [&](uint8_t code, uint8_t scale) {
+    const float sfb = code_to_f32(Fmt::e4m3, scale);
+    const float e = code_to_f32(Fmt::e2m1, code);
+    if (d == Nvfp4Dequant::te_kernel) {
+      const float final_scale = sfb * q.amax * factor_inv;  // (sfb * amax) * factor_inv
+      const float v = e * final_scale;
+      return std::isnan(v) ? f32_from_bits(0x7FFFFFFF) : v;  // a GPU multiply gives the canonical NaN
+    }
+    return te ? e * sfb * s_dec : e * (s_dec * sfb);
+  };
+  // A large tensor tabulates value() over every (scale, code) pair first: the same bits.
+  std::vector<float> table;
+  if (q.codes.size() >= detail::kTableMin) {
+    table.resize(256 * 16);
+    for (size_t k = 0; k < table.size(); ++k) table[k] = value(static_cast<uint8_t>(k % 16), static_cast<uint8_t>(k / 16));
+  }
   std::vector<float> out(q.codes.size());
   detail::for_each_tile(q.grid, exec, [&](const detail::Tile& t) {
     for (size_t r = t.r0; r < t.r1; ++r)
       for (size_t c = t.c0; c < t.c1; ++c) {
         const size_t i = r * q.grid.cols + c;
-        const float sfb = code_to_f32(Fmt::e4m3, q.scales[q.grid.scale_index(r, c)]);
-        const float e = code_to_f32(Fmt::e2m1, q.codes[i]);
-        if (d == Nvfp4Dequant::te_kernel) {
-          const float final_scale = sfb * q.amax * factor_inv;  // (sfb * amax) * factor_inv
-          const float v = e * final_scale;
-          out[i] = std::isnan(v) ? f32_from_bits(0x7FFFFFFF) : v;  // a GPU multiply gives the canonical NaN
-        } else {
-          out[i] = te ? e * sfb * s_dec : e * (s_dec * sfb);
-        }
+        const uint8_t code = q.codes[i], scale = q.scales[q.grid.scale_index(r, c)];
+        out[i] = !table.empty() && code < 16 ? table[scale * size_t{16} + code] : value(code, scale);
       }
   });
   return out;

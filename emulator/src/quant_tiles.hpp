@@ -17,6 +17,10 @@ namespace tcemu::quant::detail {
 // thousand elements, large enough that the loop's per-task cost does not show).
 inline constexpr size_t kTileElems = size_t{1} << 14;
 
+// Dequantizers of tensors with at least this many elements tabulate their per-element function
+// over every (scale code, element code) pair first (at most 64 Ki entries).
+inline constexpr size_t kTableMin = size_t{1} << 18;
+
 // A rectangle of whole blocks: rows [r0, r1), columns [c0, c1) of the tensor.
 struct Tile {
   size_t r0, r1, c0, c1;

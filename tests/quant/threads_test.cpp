@@ -200,4 +200,60 @@ TEST(QuantThreads, OneThreadEqualsBlockByBlockScalarSteps) {
   }
 }
 
+// Large tensors (2^18 elements and more) dequantize through a table of the per-element function
+// over every (scale, code) pair: random codes and scales (NaN and 0xFF scales included) give
+// the bits of mx_dequantize_element, and for NVFP4 those of the same tensor cut into bands of
+// rows small enough to be dequantized element by element.
+TEST(QuantThreads, LargeTensorDequantizeEqualsPerElement) {
+  const size_t rows = 600, cols = 1001;
+  std::mt19937_64 g(5);
+  for (Fmt elem : {Fmt::e4m3, Fmt::e5m2, Fmt::e2m1, Fmt::e3m2, Fmt::s8}) {
+    for (MxDequant d : {MxDequant::ocp, MxDequant::te, MxDequant::te_2_18}) {
+      MxTensor q;
+      q.grid = make_grid(rows, cols, BlockAxis::rowwise, 32);
+      q.elem = elem;
+      const uint64_t mask = (uint64_t{1} << tcemu::info(elem).width) - 1;
+      q.codes.resize(rows * cols);
+      for (uint8_t& c : q.codes) c = static_cast<uint8_t>(g() & mask);
+      q.scales.resize(q.grid.scale_count());
+      for (uint8_t& c : q.scales) c = static_cast<uint8_t>(g());
+      const std::vector<float> out = mx_dequantize(q, d, Exec{2});
+      size_t bad = 0;
+      for (size_t r = 0; r < rows; ++r)
+        for (size_t c = 0; c < cols; ++c)
+          bad += std::bit_cast<uint32_t>(out[r * cols + c]) !=
+                 std::bit_cast<uint32_t>(mx_dequantize_element(elem, q.codes[r * cols + c], q.scales[q.grid.scale_index(r, c)], d));
+      EXPECT_EQ(bad, 0u) << tcemu::info(elem).name << " dequant " << to_string(d);
+    }
+  }
+  for (Nvfp4Order order : {Nvfp4Order::te, Nvfp4Order::torchao, Nvfp4Order::torchao_single}) {
+    for (Nvfp4Dequant d : {Nvfp4Dequant::tcemu, Nvfp4Dequant::te_kernel}) {
+      if (d == Nvfp4Dequant::te_kernel && order != Nvfp4Order::te) continue;
+      Nvfp4Tensor q;
+      q.order = order;
+      q.grid = make_grid(rows, cols, BlockAxis::rowwise, 16);
+      q.codes.resize(rows * cols);
+      for (uint8_t& c : q.codes) c = static_cast<uint8_t>(g() & 0xF);
+      q.scales.resize(q.grid.scale_count());
+      for (uint8_t& c : q.scales) c = static_cast<uint8_t>(g());
+      q.global_scale = 2688.0f / 3.75f;
+      q.amax = 3.75f;
+      const std::vector<float> out = nvfp4_dequantize(q, d, Exec{2});
+      size_t bad = 0;
+      const size_t band = 100;  // 100 x 1001 elements: below the table's threshold
+      for (size_t r0 = 0; r0 < rows; r0 += band) {
+        Nvfp4Tensor part = q;
+        part.grid = make_grid(band, cols, BlockAxis::rowwise, 16);
+        part.codes.assign(q.codes.begin() + static_cast<long>(r0 * cols), q.codes.begin() + static_cast<long>((r0 + band) * cols));
+        const size_t sc = q.grid.scale_cols();
+        part.scales.assign(q.scales.begin() + static_cast<long>(r0 * sc), q.scales.begin() + static_cast<long>((r0 + band) * sc));
+        const std::vector<float> want = nvfp4_dequantize(part, d, Exec{1});
+        for (size_t i = 0; i < want.size(); ++i)
+          bad += std::bit_cast<uint32_t>(want[i]) != std::bit_cast<uint32_t>(out[r0 * cols + i]);
+      }
+      EXPECT_EQ(bad, 0u) << "nvfp4 order " << to_string(order) << " dequant " << to_string(d);
+    }
+  }
+}
+
 }  // namespace

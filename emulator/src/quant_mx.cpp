@@ -1,5 +1,6 @@
 // MX block quantization in each implementation's arithmetic order (docs/quantization.md).
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -119,7 +120,21 @@ int mx_emax(Fmt e) {
 float mx_max_norm(Fmt e) {
   if (e == Fmt::s8) return 127.0f / 64.0f;
   if (!mx_supported(e)) throw std::invalid_argument("not an MX element format: " + std::string(info(e).name));
-  return code_to_f32(e, max_finite_code(e));
+  // Every element of a block asks (cast_element): the formats' largest finite values, decoded
+  // once (thread-safe static initialisation).
+  static const std::array<float, 5> kMax = [] {
+    const Fmt f[5] = {Fmt::e4m3, Fmt::e5m2, Fmt::e3m2, Fmt::e2m3, Fmt::e2m1};
+    std::array<float, 5> m{};
+    for (int k = 0; k < 5; ++k) m[k] = code_to_f32(f[k], max_finite_code(f[k]));
+    return m;
+  }();
+  switch (e) {
+    case Fmt::e4m3: return kMax[0];
+    case Fmt::e5m2: return kMax[1];
+    case Fmt::e3m2: return kMax[2];
+    case Fmt::e2m3: return kMax[3];
+    default: return kMax[4];  // e2m1, the last format mx_supported admits
+  }
 }
 
 namespace {

@@ -1,10 +1,13 @@
 // MX block quantization in each implementation's arithmetic order (docs/quantization.md).
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
+#include "quant_tiles.hpp"
 #include "tcemu/quant.hpp"
 
 namespace tcemu::quant {
@@ -117,7 +120,21 @@ int mx_emax(Fmt e) {
 float mx_max_norm(Fmt e) {
   if (e == Fmt::s8) return 127.0f / 64.0f;
   if (!mx_supported(e)) throw std::invalid_argument("not an MX element format: " + std::string(info(e).name));
-  return code_to_f32(e, max_finite_code(e));
+  // Every element of a block asks (cast_element): the formats' largest finite values, decoded
+  // once (thread-safe static initialisation).
+  static const std::array<float, 5> kMax = [] {
+    const Fmt f[5] = {Fmt::e4m3, Fmt::e5m2, Fmt::e3m2, Fmt::e2m3, Fmt::e2m1};
+    std::array<float, 5> m{};
+    for (int k = 0; k < 5; ++k) m[k] = code_to_f32(f[k], max_finite_code(f[k]));
+    return m;
+  }();
+  switch (e) {
+    case Fmt::e4m3: return kMax[0];
+    case Fmt::e5m2: return kMax[1];
+    case Fmt::e3m2: return kMax[2];
+    case Fmt::e2m3: return kMax[3];
+    default: return kMax[4];  // e2m1, the last format mx_supported admits
+  }
 }
 
 namespace {
@@ -228,6 +245,23 @@ float mx_amax(std::span<const float> values, AmaxNan policy) {
     }
     if (std::isinf(m) && policy == AmaxNan::ignore_nonfinite) continue;
     if (m > a) a = m;
+  }
+  return a;
+}
+
+float mx_amax(std::span<const float> values, AmaxNan policy, const Exec& exec) {
+  // Each piece's amax, then their max: a max does not depend on the order, and a NaN (only
+  // returned under propagate) wins as it does in the serial loop.
+  const size_t pieces = (values.size() + detail::kTileElems - 1) / detail::kTileElems;
+  std::vector<float> part(pieces, 0.0f);
+  parallel_for(pieces, exec, [&](size_t p) {
+    const size_t b = p * detail::kTileElems, e = std::min(values.size(), b + detail::kTileElems);
+    part[p] = mx_amax(values.subspan(b, e - b), policy);
+  });
+  float a = 0.0f;
+  for (float v : part) {
+    if (std::isnan(v)) return std::numeric_limits<float>::quiet_NaN();
+    if (v > a) a = v;
   }
   return a;
 }
@@ -345,7 +379,7 @@ uint8_t mx_element_code(float x, uint8_t scale, const MxOptions& o, uint32_t rbi
 }
 
 MxTensor mx_quantize(std::span<const float> x, size_t rows, size_t cols, const MxOptions& o,
-                     std::span<const uint32_t> rbits) {
+                     std::span<const uint32_t> rbits, const Exec& exec) {
   if (!mx_supported(o.elem))
     throw std::invalid_argument("MX element format must be e4m3, e5m2, e3m2, e2m3, e2m1 or s8, not " +
                                 std::string(info(o.elem).name));
@@ -361,29 +395,40 @@ MxTensor mx_quantize(std::span<const float> x, size_t rows, size_t cols, const M
   q.grid = make_grid(rows, cols, o.axis, o.block);
   q.elem = o.elem;
   const AmaxNan nan_policy = o.amax_nan ? *o.amax_nan : (o.scale == MxScaleMode::rceil_sat ? AmaxNan::ignore : AmaxNan::propagate);
-  // Block amax: NaN-aware running max (the order of a max does not matter).
+  // Each rectangle of whole blocks (quant_tiles.hpp) on its own: block amax (a NaN-aware running
+  // max; the order of a max does not matter), the blocks' scales, then the elements.
   std::vector<float> amax(q.grid.scale_count(), 0.0f);
-  std::vector<bool> has_nan(q.grid.scale_count(), false);
-  for (size_t r = 0; r < rows; ++r)
-    for (size_t c = 0; c < cols; ++c) {
-      const size_t b = q.grid.scale_index(r, c);
-      const float m = std::fabs(x[r * cols + c]);
-      if (std::isnan(m)) has_nan[b] = true;
-      else if (std::isinf(m) && nan_policy == AmaxNan::ignore_nonfinite) continue;
-      else if (m > amax[b]) amax[b] = m;
-    }
+  std::vector<uint8_t> has_nan(q.grid.scale_count(), 0);
   q.scales.resize(amax.size());
-  for (size_t b = 0; b < amax.size(); ++b) {
-    const float a = (has_nan[b] && nan_policy == AmaxNan::propagate) ? std::numeric_limits<float>::quiet_NaN() : amax[b];
-    q.scales[b] = mx_scale_code(a, o);
-  }
   q.codes.resize(x.size());
-  for (size_t r = 0; r < rows; ++r)
-    for (size_t c = 0; c < cols; ++c) {
-      const size_t i = r * cols + c;
-      q.codes[i] = mx_element_code(x[i], q.scales[q.grid.scale_index(r, c)], o, o.round == Round::rs ? rbits[i] : 0);
-    }
+  const BlockGrid& g = q.grid;
+  detail::for_each_tile(g, exec, [&](const detail::Tile& t) {
+    for (size_t r = t.r0; r < t.r1; ++r)
+      for (size_t c = t.c0; c < t.c1; ++c) {
+        const size_t b = g.scale_index(r, c);
+        const float m = std::fabs(x[r * cols + c]);
+        if (std::isnan(m)) has_nan[b] = 1;
+        else if (std::isinf(m) && nan_policy == AmaxNan::ignore_nonfinite) continue;
+        else if (m > amax[b]) amax[b] = m;
+      }
+    for (size_t br = t.r0 / g.block_rows; br <= (t.r1 - 1) / g.block_rows; ++br)
+      for (size_t bc = t.c0 / g.block_cols; bc <= (t.c1 - 1) / g.block_cols; ++bc) {
+        const size_t b = br * g.scale_cols() + bc;
+        const float a = (has_nan[b] && nan_policy == AmaxNan::propagate) ? std::numeric_limits<float>::quiet_NaN() : amax[b];
+        q.scales[b] = mx_scale_code(a, o);
+      }
+    for (size_t r = t.r0; r < t.r1; ++r)
+      for (size_t c = t.c0; c < t.c1; ++c) {
+        const size_t i = r * cols + c;
+        q.codes[i] = mx_element_code(x[i], q.scales[g.scale_index(r, c)], o, o.round == Round::rs ? rbits[i] : 0);
+      }
+  });
   return q;
+}
+
+MxTensor mx_quantize(std::span<const float> x, size_t rows, size_t cols, const MxOptions& o,
+                     std::span<const uint32_t> rbits) {
+  return mx_quantize(x, rows, cols, o, rbits, Exec{});
 }
 
 std::optional<MxDequant> parse_mx_dequant(std::string_view s) {
@@ -422,14 +467,30 @@ float mx_dequantize_element(Fmt elem, uint8_t code, uint8_t scale, MxDequant d) 
   return v * s;
 }
 
-std::vector<float> mx_dequantize(const MxTensor& q, MxDequant d) {
+std::vector<float> mx_dequantize(const MxTensor& q, MxDequant d, const Exec& exec) {
+  // A large tensor first computes mx_dequantize_element once for every (scale, code) pair of
+  // the element format, then looks each element up: the same function, so the same bits.
+  const size_t codes = size_t{1} << info(q.elem).width;
+  std::vector<float> table;
+  if (q.codes.size() >= detail::kTableMin && codes <= 256) {
+    table.resize(256 * codes);
+    detail::for_each_range(table.size(), exec, [&](size_t b, size_t e) {
+      for (size_t k = b; k < e; ++k)
+        table[k] = mx_dequantize_element(q.elem, static_cast<uint8_t>(k % codes), static_cast<uint8_t>(k / codes), d);
+    });
+  }
   std::vector<float> out(q.codes.size());
-  for (size_t r = 0; r < q.grid.rows; ++r)
-    for (size_t c = 0; c < q.grid.cols; ++c) {
-      const size_t i = r * q.grid.cols + c;
-      out[i] = mx_dequantize_element(q.elem, q.codes[i], q.scales[q.grid.scale_index(r, c)], d);
-    }
+  detail::for_each_tile(q.grid, exec, [&](const detail::Tile& t) {
+    for (size_t r = t.r0; r < t.r1; ++r)
+      for (size_t c = t.c0; c < t.c1; ++c) {
+        const size_t i = r * q.grid.cols + c;
+        const uint8_t code = q.codes[i], scale = q.scales[q.grid.scale_index(r, c)];
+        out[i] = !table.empty() && code < codes ? table[scale * codes + code] : mx_dequantize_element(q.elem, code, scale, d);
+      }
+  });
   return out;
 }
+
+std::vector<float> mx_dequantize(const MxTensor& q, MxDequant d) { return mx_dequantize(q, d, Exec{}); }
 
 }  // namespace tcemu::quant

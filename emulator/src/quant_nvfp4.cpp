@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "quant_tiles.hpp"
 #include "tcemu/quant_nvfp4.hpp"
 
 namespace tcemu::quant {
@@ -135,13 +136,19 @@ float wide_round(bool sign, const Wide& w, Fmt to) {
 }  // namespace
 
 std::vector<float> rht16(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask, RhtOut out) {
+  return rht16(x, rows, cols, sign_mask, out, Exec{});
+}
+
+std::vector<float> rht16(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask, RhtOut out,
+                         const Exec& exec) {
   if (cols % 16 != 0) throw std::invalid_argument("the 16-point Hadamard transform needs a multiple of 16 columns, got " + std::to_string(cols));
   if (x.size() != rows * cols) throw std::invalid_argument("tensor size does not match its shape");
   const Fmt to = out == RhtOut::bf16 ? Fmt::bf16 : Fmt::f32;
   std::vector<float> y(x.size());
-  for (size_t r = 0; r < rows; ++r)
-    for (size_t g = 0; g < cols; g += 16) {
-      const float* in = &x[r * cols + g];
+  // Each group of 16 on its own (cols is a multiple of 16, so groups never straddle rows).
+  detail::for_each_range(x.size() / 16, exec, [&](size_t g0, size_t g1) {
+    for (size_t grp = g0; grp < g1; ++grp) {
+      const float* in = &x[grp * 16];
       for (int j = 0; j < 16; ++j) {
         Wide pos{}, neg{};
         bool nan = false, pinf = false, ninf = false, all_neg_zero = true;
@@ -169,9 +176,10 @@ std::vector<float> rht16(std::span<const float> x, size_t rows, size_t cols, uin
           const bool zero = std::all_of(m.begin(), m.end(), [](uint64_t w) { return w == 0; });
           v = zero ? (all_neg_zero ? -0.0f : 0.0f) : wide_round(false, m, to);
         }
-        y[r * cols + g + static_cast<size_t>(j)] = v;
+        y[grp * 16 + static_cast<size_t>(j)] = v;
       }
     }
+  });
   return y;
 }
 
@@ -200,7 +208,7 @@ float nvfp4_te_element_scale(uint8_t sfb, float s_enc, bool fast_math) {
 }
 
 Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols, const Nvfp4Options& o,
-                           std::span<const uint32_t> rbits) {
+                           std::span<const uint32_t> rbits, const Exec& exec) {
   if (x_in.size() != rows * cols) throw std::invalid_argument("tensor size does not match its shape");
   if (o.round != Round::rn && o.round != Round::rs) throw std::invalid_argument("NVFP4 element rounding is rn or rs");
   const bool te = nvfp4_te_order(o.order);
@@ -215,28 +223,17 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
   std::vector<float> transformed;
   std::span<const float> x = x_in;
   if (o.rht) {
-    transformed = rht16(x_in, rows, cols, o.rht_signs, o.rht_out);
+    transformed = rht16(x_in, rows, cols, o.rht_signs, o.rht_out, exec);
     x = transformed;
   }
   Nvfp4Tensor q;
   q.order = o.order;
   q.grid = make_grid(rows, cols, o.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);
   const AmaxNan nan_policy = te ? AmaxNan::ignore : AmaxNan::propagate;
-  const float amax = o.global_amax ? *o.global_amax : mx_amax(x, nan_policy);
+  const float amax = o.global_amax ? *o.global_amax : mx_amax(x, nan_policy, exec);
 
   std::vector<float> bamax(q.grid.scale_count(), 0.0f);
-  std::vector<bool> bnan(q.grid.scale_count(), false);
-  for (size_t r = 0; r < rows; ++r)
-    for (size_t c = 0; c < cols; ++c) {
-      const size_t b = q.grid.scale_index(r, c);
-      const float m = std::fabs(x[r * cols + c]);
-      if (std::isnan(m)) bnan[b] = true;
-      else if (m > bamax[b]) bamax[b] = m;
-    }
-  if (nan_policy == AmaxNan::propagate)
-    for (size_t b = 0; b < bamax.size(); ++b)
-      if (bnan[b]) bamax[b] = std::numeric_limits<float>::quiet_NaN();
-
+  std::vector<uint8_t> bnan(q.grid.scale_count(), 0);
   q.scales.resize(bamax.size());
   std::vector<float> elem_mul(bamax.size());   // te: x * mul
   std::vector<float> elem_div(bamax.size());   // torchao: x / div
@@ -244,6 +241,8 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
   auto gpu = [](float v) { return std::isnan(v) ? f32_from_bits(0x7FFFFFFF) : v; };
   const bool two_level = o.order == Nvfp4Order::torchao || o.order == Nvfp4Order::torchao_0_16;
   const bool recip = o.order == Nvfp4Order::torchao || o.order == Nvfp4Order::torchao_single;
+  // The per-tensor scale first (from the tensor amax), then each block on its own.
+  float per_tensor = 1.0f;
   if (te) {
     q.amax = amax;
     q.global_scale = nvfp4_te_encode_scale(amax);
@@ -251,7 +250,15 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
       const float g = fminf_c(2688.0f / amax, kBf16Max);
       q.global_scale = (amax == 0.0f || g == 0.0f) ? 1.0f : g;
     }
-    for (size_t b = 0; b < bamax.size(); ++b) {
+  } else {
+    // per_tensor_amax_to_scale: amax.to(f32) / (F8E4M3_MAX * F4_E2M1_MAX) = amax / 2688.
+    per_tensor = two_level ? gpu(amax / 2688.0f) : 1.0f;
+    q.amax = amax;
+    q.global_scale = per_tensor;
+  }
+  // The block scale and element multiplier (or divisor) of block b from its amax.
+  auto block_scale = [&](size_t b) {
+    if (te) {
       q.scales[b] = nvfp4_te_block_scale(bamax[b], q.global_scale, o.order);
       if (o.te_test_reference) {
         const float sfb = code_to_f32(Fmt::e4m3, q.scales[b]);
@@ -261,13 +268,7 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
       } else {
         elem_mul[b] = nvfp4_te_element_scale(q.scales[b], q.global_scale, fast);
       }
-    }
-  } else {
-    // per_tensor_amax_to_scale: amax.to(f32) / (F8E4M3_MAX * F4_E2M1_MAX) = amax / 2688.
-    const float per_tensor = two_level ? gpu(amax / 2688.0f) : 1.0f;
-    q.amax = amax;
-    q.global_scale = per_tensor;
-    for (size_t b = 0; b < bamax.size(); ++b) {
+    } else {
       const float block_scale = gpu(bamax[b] / 6.0f);
       const float scaled = two_level ? gpu(block_scale / per_tensor) : block_scale;
       q.scales[b] = torch_e4m3(torch_clamp(scaled, kE4m3MinNormal, 448.0f));
@@ -277,42 +278,67 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
       else if (o.order == Nvfp4Order::torchao_0_16) elem_div[b] = gpu(per_tensor * sfb);  // pts*sfb
       else elem_div[b] = sfb;
     }
-  }
-
-  q.codes.resize(x.size());
-  std::vector<float> y(x.size());
-  for (size_t r = 0; r < rows; ++r)
-    for (size_t c = 0; c < cols; ++c) {
-      const size_t i = r * cols + c, b = q.grid.scale_index(r, c);
-      if (te && fast) {
-        // fma.rn.f32.bf16(x, coef, +0): the bf16 x bf16 product rounded once; an exact -0
-        // product plus +0 is +0 (RN).
-        const float p = x[i] * elem_mul[b];
-        y[i] = p == 0.0f && x[i] == 0.0f ? 0.0f : p;
-      } else if (te) {
-        y[i] = x[i] * elem_mul[b];
-      } else {
-        y[i] = gpu(torch_clamp(gpu(recip ? x[i] * elem_mul[b] : x[i] / elem_div[b]), -6.0f, 6.0f));
-      }
+  };
+  // The scaled value of element i of block b, before the cast.
+  auto scaled = [&](size_t i, size_t b) {
+    if (te && fast) {
+      // fma.rn.f32.bf16(x, coef, +0): the bf16 x bf16 product rounded once; an exact -0
+      // product plus +0 is +0 (RN).
+      const float p = x[i] * elem_mul[b];
+      return p == 0.0f && x[i] == 0.0f ? 0.0f : p;
     }
-  ConvertOptions e2m1 = ptx_sat_rn();  // cvt.rn.satfinite.e2m1x2.f32; torchao's cast saturates too
-  if (o.round == Round::rn) {
-    for (size_t i = 0; i < y.size(); ++i)
-      q.codes[i] = !te && std::isnan(y[i])
-                       ? torchao_floatx_nan_code(Fmt::e2m1, f32_bits(y[i]))  // torchao's bit trick on NaN
-                       : static_cast<uint8_t>(convert(Fmt::f32, Fmt::e2m1, f32_bits(y[i]), e2m1).code);
-  } else {
+    if (te) return x[i] * elem_mul[b];
+    return gpu(torch_clamp(gpu(recip ? x[i] * elem_mul[b] : x[i] / elem_div[b]), -6.0f, 6.0f));
+  };
+  const ConvertOptions e2m1 = ptx_sat_rn();  // cvt.rn.satfinite.e2m1x2.f32; torchao's cast saturates too
+  std::optional<PtxCvt> cvt;
+  if (o.round == Round::rs) {
     std::string err;
-    const auto cvt = parse_ptx_cvt("cvt.rs.satfinite.e2m1x4.f32", &err);
+    cvt = parse_ptx_cvt("cvt.rs.satfinite.e2m1x4.f32", &err);
     if (!cvt) throw std::logic_error("PTX catalog lacks cvt.rs.satfinite.e2m1x4.f32: " + err);
-    for (size_t g = 0; g < y.size() / 4; ++g) {
-      const std::array<uint64_t, 4> src = {f32_bits(y[4 * g + 3]), f32_bits(y[4 * g + 2]), f32_bits(y[4 * g + 1]),
-                                           f32_bits(y[4 * g])};
-      const uint64_t d = ptx_cvt_eval(*cvt, src, rbits[g], o.rs_map);
-      for (int j = 0; j < 4; ++j) q.codes[4 * g + static_cast<size_t>(j)] = static_cast<uint8_t>((d >> (4 * j)) & 0xF);
-    }
   }
+  q.codes.resize(x.size());
+  const BlockGrid& grid = q.grid;
+  detail::for_each_tile(grid, exec, [&](const detail::Tile& t) {
+    for (size_t r = t.r0; r < t.r1; ++r)
+      for (size_t c = t.c0; c < t.c1; ++c) {
+        const size_t b = grid.scale_index(r, c);
+        const float m = std::fabs(x[r * cols + c]);
+        if (std::isnan(m)) bnan[b] = 1;
+        else if (m > bamax[b]) bamax[b] = m;
+      }
+    for (size_t br = t.r0 / grid.block_rows; br <= (t.r1 - 1) / grid.block_rows; ++br)
+      for (size_t bc = t.c0 / grid.block_cols; bc <= (t.c1 - 1) / grid.block_cols; ++bc) {
+        const size_t b = br * grid.scale_cols() + bc;
+        if (nan_policy == AmaxNan::propagate && bnan[b]) bamax[b] = std::numeric_limits<float>::quiet_NaN();
+        block_scale(b);
+      }
+    if (o.round == Round::rn) {
+      for (size_t r = t.r0; r < t.r1; ++r)
+        for (size_t c = t.c0; c < t.c1; ++c) {
+          const size_t i = r * cols + c;
+          const float y = scaled(i, grid.scale_index(r, c));
+          q.codes[i] = !te && std::isnan(y)
+                           ? torchao_floatx_nan_code(Fmt::e2m1, f32_bits(y))  // torchao's bit trick on NaN
+                           : static_cast<uint8_t>(convert(Fmt::f32, Fmt::e2m1, f32_bits(y), e2m1).code);
+        }
+    } else {  // groups of 4 in a row: tiles start at a multiple of 16 and end at one or at cols
+      for (size_t r = t.r0; r < t.r1; ++r)
+        for (size_t c = t.c0; c < t.c1; c += 4) {
+          const size_t i = r * cols + c, b = grid.scale_index(r, c);
+          const std::array<uint64_t, 4> src = {f32_bits(scaled(i + 3, b)), f32_bits(scaled(i + 2, b)),
+                                               f32_bits(scaled(i + 1, b)), f32_bits(scaled(i, b))};
+          const uint64_t d = ptx_cvt_eval(*cvt, src, rbits[i / 4], o.rs_map);
+          for (int j = 0; j < 4; ++j) q.codes[i + static_cast<size_t>(j)] = static_cast<uint8_t>((d >> (4 * j)) & 0xF);
+        }
+    }
+  });
   return q;
+}
+
+Nvfp4Tensor nvfp4_quantize(std::span<const float> x, size_t rows, size_t cols, const Nvfp4Options& o,
+                           std::span<const uint32_t> rbits) {
+  return nvfp4_quantize(x, rows, cols, o, rbits, Exec{});
 }
 
 std::optional<Nvfp4Dequant> parse_nvfp4_dequant(std::string_view s) {
@@ -323,33 +349,41 @@ std::optional<Nvfp4Dequant> parse_nvfp4_dequant(std::string_view s) {
 
 std::string_view to_string(Nvfp4Dequant d) { return d == Nvfp4Dequant::te_kernel ? "te" : "tcemu"; }
 
-std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d) {
+std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d) { return nvfp4_dequantize(q, d, Exec{}); }
+
+std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d, const Exec& exec) {
   const bool te = nvfp4_te_order(q.order);
-  if (d == Nvfp4Dequant::te_kernel) {
-    if (!te) throw std::invalid_argument("TE's NVFP4 dequantize kernel applies to the te orders");
-    // factor_inv = 1.0 / (6.0 * 448.0) in double, stored as a float constant.
-    const float factor_inv = static_cast<float>(1.0 / (6.0 * 448.0));
-    std::vector<float> out(q.codes.size());
-    for (size_t r = 0; r < q.grid.rows; ++r)
-      for (size_t c = 0; c < q.grid.cols; ++c) {
-        const size_t i = r * q.grid.cols + c;
-        const float sfb = code_to_f32(Fmt::e4m3, q.scales[q.grid.scale_index(r, c)]);
-        const float final_scale = sfb * q.amax * factor_inv;  // (sfb * amax) * factor_inv
-        const float v = code_to_f32(Fmt::e2m1, q.codes[i]) * final_scale;
-        out[i] = std::isnan(v) ? f32_from_bits(0x7FFFFFFF) : v;  // a GPU multiply gives the canonical NaN
-      }
-    return out;
-  }
-  // torchao get_hp_scales: sfb alone without a per-tensor scale, else per_tensor * sfb.
+  if (d == Nvfp4Dequant::te_kernel && !te) throw std::invalid_argument("TE's NVFP4 dequantize kernel applies to the te orders");
+  // te_kernel: factor_inv = 1.0 / (6.0 * 448.0) in double, stored as a float constant.
+  const float factor_inv = static_cast<float>(1.0 / (6.0 * 448.0));
+  // tcemu; torchao get_hp_scales: sfb alone without a per-tensor scale, else per_tensor * sfb.
   const float s_dec = te ? 1.0f / q.global_scale : nvfp4_has_global(q.order) ? q.global_scale : 1.0f;
-  std::vector<float> out(q.codes.size());
-  for (size_t r = 0; r < q.grid.rows; ++r)
-    for (size_t c = 0; c < q.grid.cols; ++c) {
-      const size_t i = r * q.grid.cols + c;
-      const float e = code_to_f32(Fmt::e2m1, q.codes[i]);
-      const float sfb = code_to_f32(Fmt::e4m3, q.scales[q.grid.scale_index(r, c)]);
-      out[i] = te ? e * sfb * s_dec : e * (s_dec * sfb);
+  // One element from its E2M1 code and its block's E4M3 scale code.
+  auto value = [&](uint8_t code, uint8_t scale) {
+    const float sfb = code_to_f32(Fmt::e4m3, scale);
+    const float e = code_to_f32(Fmt::e2m1, code);
+    if (d == Nvfp4Dequant::te_kernel) {
+      const float final_scale = sfb * q.amax * factor_inv;  // (sfb * amax) * factor_inv
+      const float v = e * final_scale;
+      return std::isnan(v) ? f32_from_bits(0x7FFFFFFF) : v;  // a GPU multiply gives the canonical NaN
     }
+    return te ? e * sfb * s_dec : e * (s_dec * sfb);
+  };
+  // A large tensor tabulates value() over every (scale, code) pair first: the same bits.
+  std::vector<float> table;
+  if (q.codes.size() >= detail::kTableMin) {
+    table.resize(256 * 16);
+    for (size_t k = 0; k < table.size(); ++k) table[k] = value(static_cast<uint8_t>(k % 16), static_cast<uint8_t>(k / 16));
+  }
+  std::vector<float> out(q.codes.size());
+  detail::for_each_tile(q.grid, exec, [&](const detail::Tile& t) {
+    for (size_t r = t.r0; r < t.r1; ++r)
+      for (size_t c = t.c0; c < t.c1; ++c) {
+        const size_t i = r * q.grid.cols + c;
+        const uint8_t code = q.codes[i], scale = q.scales[q.grid.scale_index(r, c)];
+        out[i] = !table.empty() && code < 16 ? table[scale * size_t{16} + code] : value(code, scale);
+      }
+  });
   return out;
 }
 

@@ -115,12 +115,17 @@ float element_max(const Recipe& r) {
 }
 
 Quantized quantize(const Recipe& r, std::span<const float> x, size_t rows, size_t cols, std::span<const uint32_t> rbits) {
+  return quantize(r, x, rows, cols, rbits, Exec{});
+}
+
+Quantized quantize(const Recipe& r, std::span<const float> x, size_t rows, size_t cols, std::span<const uint32_t> rbits,
+                   const Exec& exec) {
   Quantized q;
   q.rows = rows;
   q.cols = cols;
   switch (r.kind) {
     case RecipeKind::mx: {
-      MxTensor t = mx_quantize(x, rows, cols, r.mx, rbits);
+      MxTensor t = mx_quantize(x, rows, cols, r.mx, rbits, exec);
       q.elem = t.elem;
       q.codes = std::move(t.codes);
       q.scale_fmt = Fmt::ue8m0;
@@ -132,7 +137,7 @@ Quantized quantize(const Recipe& r, std::span<const float> x, size_t rows, size_
     case RecipeKind::nvfp4: {
       Nvfp4Options o = r.nvfp4;
       o.input = r.input;
-      Nvfp4Tensor t = nvfp4_quantize(x, rows, cols, o, rbits);
+      Nvfp4Tensor t = nvfp4_quantize(x, rows, cols, o, rbits, exec);
       q.elem = Fmt::e2m1;
       q.codes = std::move(t.codes);
       q.scale_fmt = Fmt::e4m3;
@@ -145,7 +150,7 @@ Quantized quantize(const Recipe& r, std::span<const float> x, size_t rows, size_
     }
     case RecipeKind::fp8_current: {
       if (x.size() != rows * cols) throw std::invalid_argument("tensor size does not match its shape");
-      PerTensorFp8 t = fp8_current_scaling(x, r.fp8, r.pow2);
+      PerTensorFp8 t = fp8_current_scaling(x, r.fp8, r.pow2, 0.0f, exec);
       q.elem = r.fp8;
       q.codes = std::move(t.codes);
       q.scale_fmt = Fmt::f32;
@@ -154,7 +159,7 @@ Quantized quantize(const Recipe& r, std::span<const float> x, size_t rows, size_
       break;
     }
     case RecipeKind::fp8_block: {
-      BlockwiseFp8 t = fp8_blockwise(x, rows, cols, r.fp8, r.tile128, r.pow2, 0.0f, r.input);
+      BlockwiseFp8 t = fp8_blockwise(x, rows, cols, r.fp8, r.tile128, r.pow2, 0.0f, r.input, exec);
       q.elem = r.fp8;
       q.codes = std::move(t.codes);
       q.scale_fmt = Fmt::f32;
@@ -167,7 +172,9 @@ Quantized quantize(const Recipe& r, std::span<const float> x, size_t rows, size_
   return q;
 }
 
-std::vector<float> dequantize(const Recipe& r, const Quantized& q) {
+std::vector<float> dequantize(const Recipe& r, const Quantized& q) { return dequantize(r, q, Exec{}); }
+
+std::vector<float> dequantize(const Recipe& r, const Quantized& q, const Exec& exec) {
   auto check = [&](size_t scales) {
     if (q.codes.size() != q.rows * q.cols) throw std::invalid_argument("element codes do not match the shape");
     if (scales != q.scale_rows * q.scale_cols) throw std::invalid_argument("scale count does not match the scale shape");
@@ -182,7 +189,7 @@ std::vector<float> dequantize(const Recipe& r, const Quantized& q) {
       t.elem = r.mx.elem;
       t.codes = q.codes;
       t.scales = q.scale_codes;
-      return mx_dequantize(t, r.mx_dequant);
+      return mx_dequantize(t, r.mx_dequant, exec);
     }
     case RecipeKind::nvfp4: {
       Nvfp4Tensor t;
@@ -195,12 +202,12 @@ std::vector<float> dequantize(const Recipe& r, const Quantized& q) {
       t.scales = q.scale_codes;
       t.global_scale = q.global_scale;
       t.amax = q.amax;
-      return nvfp4_dequantize(t, r.nvfp4_dequant);
+      return nvfp4_dequantize(t, r.nvfp4_dequant, exec);
     }
     case RecipeKind::fp8_current:
       check(q.scale_f32.size());
       if (q.scale_f32.size() != 1) throw std::invalid_argument("per-tensor scaling has one scale");
-      return fp8_dequantize(q.codes, q.scale_f32[0], r.fp8);
+      return fp8_dequantize(q.codes, q.scale_f32[0], r.fp8, exec);
     case RecipeKind::fp8_block: {
       BlockwiseFp8 t;
       t.grid = make_grid(q.rows, q.cols, r.tile128 ? BlockAxis::tile2d : BlockAxis::rowwise, 128);
@@ -209,7 +216,7 @@ std::vector<float> dequantize(const Recipe& r, const Quantized& q) {
       t.fmt = r.fp8;
       t.codes = q.codes;
       t.scale_inv = q.scale_f32;
-      return fp8_blockwise_dequantize(t);
+      return fp8_blockwise_dequantize(t, exec);
     }
   }
   return {};

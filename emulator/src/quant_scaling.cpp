@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "quant_tiles.hpp"
 #include "tcemu/convert.hpp"
 #include "tcemu/quant_scaling.hpp"
 
@@ -31,31 +32,50 @@ uint8_t fp8_cast(float x, float scale, Fmt f) {
   return static_cast<uint8_t>(convert(Fmt::f32, f, f32_bits(x * scale), c).code);
 }
 
-std::vector<uint8_t> fp8_cast(std::span<const float> x, float scale, Fmt f) {
+std::vector<uint8_t> fp8_cast(std::span<const float> x, float scale, Fmt f) { return fp8_cast(x, scale, f, Exec{}); }
+
+std::vector<uint8_t> fp8_cast(std::span<const float> x, float scale, Fmt f, const Exec& exec) {
   (void)fp8_max(f);
   std::vector<uint8_t> out(x.size());
-  for (size_t i = 0; i < x.size(); ++i) out[i] = fp8_cast(x[i], scale, f);
+  detail::for_each_range(x.size(), exec, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) out[i] = fp8_cast(x[i], scale, f);
+  });
   return out;
 }
 
 std::vector<float> fp8_dequantize(std::span<const uint8_t> codes, float scale_inv, Fmt f) {
+  return fp8_dequantize(codes, scale_inv, f, Exec{});
+}
+
+std::vector<float> fp8_dequantize(std::span<const uint8_t> codes, float scale_inv, Fmt f, const Exec& exec) {
   std::vector<float> out(codes.size());
-  for (size_t i = 0; i < codes.size(); ++i) out[i] = code_to_f32(f, codes[i]) * scale_inv;
+  detail::for_each_range(codes.size(), exec, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) out[i] = code_to_f32(f, codes[i]) * scale_inv;
+  });
   return out;
 }
 
 PerTensorFp8 fp8_current_scaling(std::span<const float> x, Fmt f, bool pow2, float epsilon) {
+  return fp8_current_scaling(x, f, pow2, epsilon, Exec{});
+}
+
+PerTensorFp8 fp8_current_scaling(std::span<const float> x, Fmt f, bool pow2, float epsilon, const Exec& exec) {
   PerTensorFp8 r;
   r.fmt = f;
-  r.amax = mx_amax(x, AmaxNan::ignore);
+  r.amax = mx_amax(x, AmaxNan::ignore, exec);
   r.scale = te_scale_from_amax(r.amax, fp8_max(f), pow2, epsilon);
   r.scale_inv = 1.0f / r.scale;
-  r.codes = fp8_cast(x, r.scale, f);
+  r.codes = fp8_cast(x, r.scale, f, exec);
   return r;
 }
 
 BlockwiseFp8 fp8_blockwise(std::span<const float> x, size_t rows, size_t cols, Fmt f, bool tile_128x128, bool pow2,
                            float epsilon, Fmt input) {
+  return fp8_blockwise(x, rows, cols, f, tile_128x128, pow2, epsilon, input, Exec{});
+}
+
+BlockwiseFp8 fp8_blockwise(std::span<const float> x, size_t rows, size_t cols, Fmt f, bool tile_128x128, bool pow2,
+                           float epsilon, Fmt input, const Exec& exec) {
   if (input != Fmt::f32 && input != Fmt::bf16 && input != Fmt::f16)
     throw std::invalid_argument("blockwise FP8 input must be f32, bf16 or f16, not " + std::string(info(input).name));
   const float value_for_inf = code_to_f32(input, max_finite_code(input));
@@ -63,33 +83,44 @@ BlockwiseFp8 fp8_blockwise(std::span<const float> x, size_t rows, size_t cols, F
   BlockwiseFp8 q;
   q.fmt = f;
   q.grid = make_grid(rows, cols, tile_128x128 ? BlockAxis::tile2d : BlockAxis::rowwise, 128);
-  std::vector<float> amax(q.grid.scale_count(), 0.0f);
-  for (size_t r = 0; r < rows; ++r)
-    for (size_t c = 0; c < cols; ++c) {
-      const float m = std::fabs(x[r * cols + c]);
-      float& a = amax[q.grid.scale_index(r, c)];
-      if (m > a) a = m;  // fmaxf: NaN ignored
-    }
+  const float max_fp8 = fp8_max(f);
+  // Each rectangle of whole blocks (quant_tiles.hpp) on its own: amax, scales, codes.
+  const BlockGrid& g = q.grid;
+  std::vector<float> amax(g.scale_count(), 0.0f);
   std::vector<float> scale(amax.size());
   q.scale_inv.resize(amax.size());
-  for (size_t b = 0; b < amax.size(); ++b) {
-    scale[b] = te_scale_from_amax(amax[b], fp8_max(f), pow2, epsilon, value_for_inf);
-    q.scale_inv[b] = 1.0f / scale[b];
-  }
   q.codes.resize(x.size());
-  for (size_t r = 0; r < rows; ++r)
-    for (size_t c = 0; c < cols; ++c)
-      q.codes[r * cols + c] = fp8_cast(x[r * cols + c], scale[q.grid.scale_index(r, c)], f);
+  detail::for_each_tile(g, exec, [&](const detail::Tile& t) {
+    for (size_t r = t.r0; r < t.r1; ++r)
+      for (size_t c = t.c0; c < t.c1; ++c) {
+        const float m = std::fabs(x[r * cols + c]);
+        float& a = amax[g.scale_index(r, c)];
+        if (m > a) a = m;  // fmaxf: NaN ignored
+      }
+    for (size_t br = t.r0 / g.block_rows; br <= (t.r1 - 1) / g.block_rows; ++br)
+      for (size_t bc = t.c0 / g.block_cols; bc <= (t.c1 - 1) / g.block_cols; ++bc) {
+        const size_t b = br * g.scale_cols() + bc;
+        scale[b] = te_scale_from_amax(amax[b], max_fp8, pow2, epsilon, value_for_inf);
+        q.scale_inv[b] = 1.0f / scale[b];
+      }
+    for (size_t r = t.r0; r < t.r1; ++r)
+      for (size_t c = t.c0; c < t.c1; ++c)
+        q.codes[r * cols + c] = fp8_cast(x[r * cols + c], scale[g.scale_index(r, c)], f);
+  });
   return q;
 }
 
-std::vector<float> fp8_blockwise_dequantize(const BlockwiseFp8& q) {
+std::vector<float> fp8_blockwise_dequantize(const BlockwiseFp8& q) { return fp8_blockwise_dequantize(q, Exec{}); }
+
+std::vector<float> fp8_blockwise_dequantize(const BlockwiseFp8& q, const Exec& exec) {
   std::vector<float> out(q.codes.size());
-  for (size_t r = 0; r < q.grid.rows; ++r)
-    for (size_t c = 0; c < q.grid.cols; ++c) {
-      const size_t i = r * q.grid.cols + c;
-      out[i] = code_to_f32(q.fmt, q.codes[i]) * q.scale_inv[q.grid.scale_index(r, c)];
-    }
+  detail::for_each_tile(q.grid, exec, [&](const detail::Tile& t) {
+    for (size_t r = t.r0; r < t.r1; ++r)
+      for (size_t c = t.c0; c < t.c1; ++c) {
+        const size_t i = r * q.grid.cols + c;
+        out[i] = code_to_f32(q.fmt, q.codes[i]) * q.scale_inv[q.grid.scale_index(r, c)];
+      }
+  });
   return out;
 }
 

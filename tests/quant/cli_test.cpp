@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -67,6 +68,57 @@ TEST(QuantCli, Mxfp8BlockContaining480) {
   const auto back = tcemu::io::read_npy(out + ".back.npy");
   EXPECT_EQ(back.bits(3), std::bit_cast<uint32_t>(448.0f));
   EXPECT_EQ(back.bits(0), std::bit_cast<uint32_t>(1.0f));
+}
+
+// analyze on every thread count: the same report (counts and SQNR) for 1 and 3 threads, on a
+// tensor of several pieces (300 x 1008 values of different magnitudes, NaN and Inf among them).
+TEST(QuantCli, AnalyzeSameReportForOneAndThreeThreads) {
+  std::vector<uint64_t> bits(300 * 1008);
+  uint64_t state = 12345;
+  for (size_t i = 0; i < bits.size(); ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const float m = static_cast<float>((state >> 40) & 0xFFFF) / 65536.0f + 0.5f;
+    bits[i] = std::bit_cast<uint32_t>(std::ldexp(((state >> 20) & 1) ? -m : m, static_cast<int>((state >> 33) % 40) - 30));
+  }
+  bits[5] = 0x7FC00000u;   // NaN
+  bits[777] = 0x7F800000u; // Inf
+  const std::string in = tmpdir() + "/an.npy";
+  tcemu::io::write_npy(in, tcemu::io::make_npy("<f4", {300, 1008}, bits));
+  std::string one, three, env3;
+  ASSERT_EQ(run("--threads 1 analyze " + in, &one), 0);
+  ASSERT_EQ(run("analyze " + in + " --threads 3", &three), 0);
+  ASSERT_EQ(run("analyze " + in, &env3), 0);
+  EXPECT_NE(one.find("fp8-block128x128"), std::string::npos) << one;
+  EXPECT_EQ(one, three);
+  EXPECT_EQ(one, env3);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// quantize and dequantize through the command line: the same files for --threads 1 and 3.
+TEST(QuantCli, QuantizeSameFilesForOneAndThreeThreads) {
+  std::vector<uint64_t> bits(130 * 1008);
+  for (size_t i = 0; i < bits.size(); ++i)
+    bits[i] = std::bit_cast<uint32_t>(std::ldexp(static_cast<float>(i % 977) - 488.0f, static_cast<int>(i % 23) - 11));
+  const std::string dir = tmpdir(), in = dir + "/t.npy";
+  tcemu::io::write_npy(in, tcemu::io::make_npy("<f4", {130, 1008}, bits));
+  for (const char* recipe : {"mxfp8", "nvfp4", "fp8-block128x128"}) {
+    std::string o1 = dir + "/t1", o3 = dir + "/t3";
+    ASSERT_EQ(run(std::string("--threads 1 quantize --recipe ") + recipe + " " + in + " -o " + o1), 0) << recipe;
+    ASSERT_EQ(run(std::string("--threads 3 quantize --recipe ") + recipe + " " + in + " -o " + o3), 0) << recipe;
+    EXPECT_EQ(slurp(o1 + ".codes.npy"), slurp(o3 + ".codes.npy")) << recipe;
+    EXPECT_EQ(slurp(o1 + ".scales.npy"), slurp(o3 + ".scales.npy")) << recipe;
+    ASSERT_EQ(run(std::string("--threads 1 dequantize --recipe ") + recipe + " " + o1 + " -o " + o1 + ".back.npy"), 0);
+    ASSERT_EQ(run(std::string("--threads 3 dequantize --recipe ") + recipe + " " + o1 + " -o " + o3 + ".back.npy"), 0);
+    const std::string back = slurp(o1 + ".back.npy");
+    EXPECT_GT(back.size(), 130u * 1008u * 4u) << recipe;
+    EXPECT_EQ(back, slurp(o3 + ".back.npy")) << recipe;
+  }
 }
 
 TEST(QuantCli, BadInputGivesStatus2) {

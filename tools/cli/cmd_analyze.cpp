@@ -2,6 +2,9 @@
 // cast, no scaling) and each recipe: how many values saturate (clip to +-MAX), overflow (become
 // Inf/NaN), underflow to zero or become subnormal, and the signal-to-quantization-noise ratio;
 // optionally an SVG of the tensor's exponent histogram against each format's range.
+// Every core (--threads / TCEMU_NUM_THREADS): the recipes quantize in parallel, and the counts
+// and sums are taken over fixed pieces of the tensor that are added in their order, so the
+// output is the same for every thread count.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -11,10 +14,12 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <vector>
 
 #include "cli_util.hpp"
 #include "cmd_quant_io.hpp"
 #include "commands.hpp"
+#include "tcemu/parallel.hpp"
 #include "tcemu/quant_recipe.hpp"
 
 namespace tcemu::cli {
@@ -39,6 +44,32 @@ struct Stats {
   }
 };
 
+// Pieces of this many elements: their partial counts and sums are added in piece order, so the
+// double sums of the SQNR never depend on the thread count.
+constexpr size_t kPiece = size_t{1} << 16;
+
+// Stats over x[0, n): body(i, stats) for each element, in pieces on every thread, merged in order.
+template <class Body>
+Stats piecewise(size_t n, const std::string& name, Body&& body) {
+  const size_t pieces = (n + kPiece - 1) / kPiece;
+  std::vector<Stats> part(pieces);
+  parallel_for(pieces, Exec{}, [&](size_t p) {
+    for (size_t i = p * kPiece; i < std::min(n, (p + 1) * kPiece); ++i) body(i, part[p]);
+  });
+  Stats s;
+  s.name = name;
+  for (const Stats& p : part) {
+    s.saturate += p.saturate;
+    s.overflow += p.overflow;
+    s.underflow += p.underflow;
+    s.subnormal += p.subnormal;
+    s.lost += p.lost;
+    s.signal += p.signal;
+    s.noise += p.noise;
+  }
+  return s;
+}
+
 void add_error(Stats& s, float x, float y) {
   if (!std::isfinite(x)) return;
   if (!std::isfinite(y)) {
@@ -52,13 +83,12 @@ void add_error(Stats& s, float x, float y) {
 
 // A plain cast into `f` (RN), no scaling.
 Stats analyze_format(const std::vector<float>& x, Fmt f) {
-  Stats s;
-  s.name = std::string(info(f).name);
   const float mx = code_to_f32(f, max_finite_code(f));
   ConvertOptions plain, sat;
   sat.satfinite = true;
-  for (float v : x) {
-    if (!std::isfinite(v)) continue;
+  return piecewise(x.size(), std::string(info(f).name), [&](size_t i, Stats& s) {
+    const float v = x[i];
+    if (!std::isfinite(v)) return;
     const uint32_t b = std::bit_cast<uint32_t>(v);
     if (std::fabs(v) > mx) ++s.saturate;
     const Class c = classify(f, convert(Fmt::f32, f, b, plain).code);
@@ -68,27 +98,23 @@ Stats analyze_format(const std::vector<float>& x, Fmt f) {
     if (v != 0.0f && cs == Class::zero) ++s.underflow;
     if (cs == Class::subnormal) ++s.subnormal;
     add_error(s, v, code_to_f32(f, code));
-  }
-  return s;
+  });
 }
 
 Stats analyze_recipe(const QuantInput& in, const Recipe& r) {
-  Stats s;
-  s.name = r.name;
   const Quantized q = quantize(r, in.values, in.rows, in.cols);
   const std::vector<float> d = dequantize(r, q);
   const uint64_t maxc = r.kind == RecipeKind::mx && r.mx.elem == Fmt::s8 ? 0x7F : max_finite_code(q.elem);
-  for (size_t i = 0; i < in.values.size(); ++i) {
+  return piecewise(in.values.size(), r.name, [&](size_t i, Stats& s) {
     const float v = in.values[i];
-    if (!std::isfinite(v)) continue;
+    if (!std::isfinite(v)) return;
     const uint64_t mag = q.elem == Fmt::s8 ? (q.codes[i] == 0x81 ? 0x7F : q.codes[i]) : (q.codes[i] & ~info(q.elem).sign_mask());
     if (mag == maxc && std::fabs(v) > std::fabs(d[i])) ++s.saturate;
     if (!std::isfinite(d[i])) ++s.overflow;
     if (v != 0.0f && d[i] == 0.0f) ++s.underflow;
     if (q.elem != Fmt::s8 && classify(q.elem, q.codes[i]) == Class::subnormal) ++s.subnormal;
     add_error(s, v, d[i]);
-  }
-  return s;
+  });
 }
 
 void print_row(const Stats& s) {

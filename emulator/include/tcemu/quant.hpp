@@ -8,7 +8,9 @@
 // float_to_e8m0); pytorch/ao at commit 36027d82d1ad9949597ea16002ff4940374b1b94
 // (`torchao/prototype/mx_formats/mx_tensor.py` to_mx, _to_mx_rceil, _f32_to_e8m0_rceil,
 // _e8m0_scale_to_reciprocal_fp32, get_fp_scale; `torchao/prototype/custom_fp_utils.py`).
-// Written out in docs/quantization.md. Everything here is plain arithmetic: no I/O.
+// Written out in docs/quantization.md. Everything here is plain arithmetic: no I/O. Whole-tensor
+// calls spread rectangles of whole blocks over threads (tcemu/parallel.hpp): the same bits for
+// every thread count.
 #pragma once
 
 #include <cstddef>
@@ -20,6 +22,7 @@
 
 #include "tcemu/convert.hpp"
 #include "tcemu/format.hpp"
+#include "tcemu/parallel.hpp"
 
 namespace tcemu::quant {
 
@@ -148,11 +151,17 @@ uint8_t mx_scale_code(float amax, const MxOptions& o);
 uint8_t mx_element_code(float x, uint8_t scale, const MxOptions& o, uint32_t rbits = 0);
 // The block amax of `values` under the NaN policy.
 float mx_amax(std::span<const float> values, AmaxNan policy);
+// The same, in pieces on thread_count(exec) threads.
+float mx_amax(std::span<const float> values, AmaxNan policy, const Exec& exec);
 
 // Quantizes a rows x cols tensor. With Round::rs, `rbits` holds one random word per element
 // (same layout as x); std::invalid_argument otherwise, and for unsupported options.
+// The plain call uses Exec{} (TCEMU_NUM_THREADS, else every core); the result is the same for
+// every thread count.
 MxTensor mx_quantize(std::span<const float> x, size_t rows, size_t cols, const MxOptions& o,
                      std::span<const uint32_t> rbits = {});
+MxTensor mx_quantize(std::span<const float> x, size_t rows, size_t cols, const MxOptions& o,
+                     std::span<const uint32_t> rbits, const Exec& exec);
 
 // How a block scale becomes a multiplier when dequantizing.
 enum class MxDequant : uint8_t {
@@ -168,6 +177,7 @@ std::string_view to_string(MxDequant d);
 // Dequantization X * P_i: the element in f32 times the scale's multiplier, one f32 rounding.
 float mx_dequantize_element(Fmt elem, uint8_t code, uint8_t scale, MxDequant d = MxDequant::ocp);
 std::vector<float> mx_dequantize(const MxTensor& q, MxDequant d = MxDequant::ocp);
+std::vector<float> mx_dequantize(const MxTensor& q, MxDequant d, const Exec& exec);
 
 // f32 <-> bits, and small helpers shared by the recipes.
 uint32_t f32_bits(float f);

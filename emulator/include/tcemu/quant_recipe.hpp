@@ -75,6 +75,12 @@ size_t random_words_needed(const Recipe& r, size_t n);
 Quantized quantize(const Recipe& r, std::span<const float> x, size_t rows, size_t cols,
                    std::span<const uint32_t> rbits = {});
 std::vector<float> dequantize(const Recipe& r, const Quantized& q);
+// The same on thread_count(exec) threads; the calls above use Exec{} (TCEMU_NUM_THREADS, else
+// every core). Blocks (and pieces of the per-tensor amax) are independent, so the codes, scales
+// and values are the same bits for every thread count.
+Quantized quantize(const Recipe& r, std::span<const float> x, size_t rows, size_t cols, std::span<const uint32_t> rbits,
+                   const Exec& exec);
+std::vector<float> dequantize(const Recipe& r, const Quantized& q, const Exec& exec);
 // The largest magnitude an element of the recipe can hold before scaling (448, 6, ...).
 float element_max(const Recipe& r);
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tcemu/format.hpp"
+#include "tcemu/parallel.hpp"
 #include "tcemu/quant.hpp"
 
 namespace tcemu::quant {
@@ -35,6 +36,10 @@ uint8_t fp8_cast(float x, float scale, Fmt f);
 std::vector<uint8_t> fp8_cast(std::span<const float> x, float scale, Fmt f);
 // code * scale_inv in f32 (TE dequantize).
 std::vector<float> fp8_dequantize(std::span<const uint8_t> codes, float scale_inv, Fmt f);
+// Whole-tensor calls without an Exec use Exec{} (TCEMU_NUM_THREADS, else every core); these take
+// the thread count. The result is the same for every thread count.
+std::vector<uint8_t> fp8_cast(std::span<const float> x, float scale, Fmt f, const Exec& exec);
+std::vector<float> fp8_dequantize(std::span<const uint8_t> codes, float scale_inv, Fmt f, const Exec& exec);
 
 struct PerTensorFp8 {
   Fmt fmt = Fmt::e4m3;
@@ -44,6 +49,7 @@ struct PerTensorFp8 {
 
 // Current scaling: the amax of this tensor (fmaxf: NaN ignored) gives its scale.
 PerTensorFp8 fp8_current_scaling(std::span<const float> x, Fmt f, bool pow2 = false, float epsilon = 0.0f);
+PerTensorFp8 fp8_current_scaling(std::span<const float> x, Fmt f, bool pow2, float epsilon, const Exec& exec);
 
 // Blockwise FP8 (1x128 for activations/gradients, 128x128 for weights): one scale per block by
 // te_scale_from_amax (power of two by default), scale_inv = 1 / scale stored per block.
@@ -57,7 +63,10 @@ struct BlockwiseFp8 {
 // (compute_scale_from_types: FLT_MAX for f32, 0x1.FEp127 for bf16, 65504 for f16).
 BlockwiseFp8 fp8_blockwise(std::span<const float> x, size_t rows, size_t cols, Fmt f, bool tile_128x128,
                            bool pow2 = true, float epsilon = 0.0f, Fmt input = Fmt::f32);
+BlockwiseFp8 fp8_blockwise(std::span<const float> x, size_t rows, size_t cols, Fmt f, bool tile_128x128, bool pow2,
+                           float epsilon, Fmt input, const Exec& exec);
 std::vector<float> fp8_blockwise_dequantize(const BlockwiseFp8& q);
+std::vector<float> fp8_blockwise_dequantize(const BlockwiseFp8& q, const Exec& exec);
 
 // Delayed scaling: the scale used at step t comes from the amax history up to step t-1.
 enum class AmaxAlgo : uint8_t { max, most_recent };

@@ -1,0 +1,71 @@
+// Quantization recipes on every core (issue 16): quantize and dequantize a 4096 x 4096 f32
+// tensor (16.8 M elements) with mxfp8, nvfp4 and fp8-block128x128 on 1, 2, 4 and 16 threads
+// (Exec{N}). The results are the same bits for every thread count (quant_threads_test).
+//
+//   build/release/tools/bench/bench_quant --benchmark_filter='4096/.*/(1|2)/'
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "tcemu/quant_recipe.hpp"
+
+namespace {
+
+constexpr size_t kDim = 4096;
+
+const std::vector<float>& input() {
+  static const std::vector<float> x = [] {
+    std::mt19937_64 g(7);
+    std::normal_distribution<float> n(0.0f, 1.0f);
+    std::vector<float> v(kDim * kDim);
+    for (float& e : v) e = n(g);
+    return v;
+  }();
+  return x;
+}
+
+void Quantize(benchmark::State& state, const char* recipe) {
+  const tcemu::quant::Recipe r = *tcemu::quant::find_recipe(recipe);
+  const std::vector<float>& x = input();
+  const tcemu::Exec exec{static_cast<int>(state.range(0))};
+  for (auto _ : state) {
+    tcemu::quant::Quantized q = tcemu::quant::quantize(r, x, kDim, kDim, {}, exec);
+    benchmark::DoNotOptimize(q.codes.data());
+  }
+  state.counters["elem/s"] = benchmark::Counter(static_cast<double>(x.size()) * static_cast<double>(state.iterations()),
+                                                benchmark::Counter::kIsRate);
+}
+
+void Dequantize(benchmark::State& state, const char* recipe) {
+  const tcemu::quant::Recipe r = *tcemu::quant::find_recipe(recipe);
+  const std::vector<float>& x = input();
+  const tcemu::quant::Quantized q = tcemu::quant::quantize(r, x, kDim, kDim, {}, tcemu::Exec{});
+  const tcemu::Exec exec{static_cast<int>(state.range(0))};
+  for (auto _ : state) {
+    std::vector<float> d = tcemu::quant::dequantize(r, q, exec);
+    benchmark::DoNotOptimize(d.data());
+  }
+  state.counters["elem/s"] = benchmark::Counter(static_cast<double>(x.size()) * static_cast<double>(state.iterations()),
+                                                benchmark::Counter::kIsRate);
+}
+
+}  // namespace
+
+// Wall-clock rates (UseRealTime) on 1, 2, 4 and 16 threads; and elements per CPU-second of
+// the whole process (MeasureProcessCPUTime: every thread's CPU time counted) on 1 and 2, which
+// shows whether splitting adds work on a machine too busy for wall-clock scaling.
+#define TCEMU_QUANT_BENCH(fn, id, recipe)                                                           \
+  BENCHMARK_CAPTURE(fn, id, recipe)->Name(#fn "4096/" recipe)->Arg(1)->Arg(2)->Arg(4)->Arg(16)   \
+      ->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(2);                             \
+  BENCHMARK_CAPTURE(fn, id##_cpu, recipe)->Name(#fn "Cpu4096/" recipe)->Arg(1)->Arg(2)             \
+      ->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond)->Iterations(2)
+
+TCEMU_QUANT_BENCH(Quantize, mxfp8, "mxfp8");
+TCEMU_QUANT_BENCH(Quantize, nvfp4, "nvfp4");
+TCEMU_QUANT_BENCH(Quantize, fp8_block128, "fp8-block128x128");
+TCEMU_QUANT_BENCH(Dequantize, mxfp8, "mxfp8");
+TCEMU_QUANT_BENCH(Dequantize, nvfp4, "nvfp4");
+
+BENCHMARK_MAIN();

@@ -13,7 +13,7 @@
 // The kernels are compiled twice, for x86-64 with AVX2 (and the bit-manipulation extensions
 // every AVX2 CPU has: lzcnt for the rounding) and for the baseline, and picked at run time:
 // the library needs no -march flag and runs on CPUs without AVX2. Everything a kernel calls on
-// its hot path is forced inline (TCEMU_HOT, and TCEMU_HD in dp_primitives.hpp) so that it is
+// its hot path is forced inline (TCEMU_HOT, and TCEMU_DP_HD in dp_primitives.hpp) so that it is
 // compiled with the kernel's instruction set.
 #if defined(__GNUC__) && defined(__x86_64__)
 #define TCEMU_FAST_X86 1

@@ -2,6 +2,8 @@
 // emulator/src/dp_primitives.hpp called from a __global__ kernel, so that the header stays
 // usable as CUDA __host__ __device__ code (no std library, no exceptions, no host-only calls).
 #include "dp_primitives.hpp"
+// Together with the CUDA backend's own header (its TCEMU_HD macro is a different one).
+#include "gpu_common.hpp"
 
 namespace {
 
@@ -35,7 +37,7 @@ __global__ void every_primitive(const uint64_t* in, uint64_t* out) {
 
 }  // namespace
 
-// Host side of the same header in the same translation unit (the __host__ half of TCEMU_HD).
+// Host side of the same header in the same translation unit (the __host__ half of TCEMU_DP_HD).
 uint64_t dp_primitives_host_use(uint64_t x) { return tcemu::dp::round_sum(tcemu::OutputRounding::rne_f16, false, static_cast<int64_t>(x), -20); }
 
 void dp_primitives_launch(const uint64_t* in, uint64_t* out) { every_primitive<<<1, 32>>>(in, out); }

@@ -1,7 +1,9 @@
 // Reference datapath models, exact rationals, written from NUMERICS.md §1 and §3. Codes are
-// read by exact.cpp's decoder from its format table (one of each in reference/).
+// read by exact.cpp's decoder from its format table, and rounded by convert_ref.cpp's
+// conversion (one of each in reference/).
 #include "tcemu_ref/datapath_ref.hpp"
 
+#include "tcemu_ref/convert_ref.hpp"
 #include "tcemu_ref/exact.hpp"
 
 #include <algorithm>
@@ -162,38 +164,19 @@ ExactValue value_of(Fmt f, uint64_t code) {
   return r;
 }
 
+// The datapath's rounding of an exact value is the conversion's (convert_ref.cpp, the one
+// exact rounding of reference/), with one difference: the tensor cores give Inf for a finite
+// value beyond the range under RZ too (NUMERICS §3.1), where a conversion toward zero gives
+// MAX. An exact zero is +0 unless neg_zero.
 uint64_t round_to(const Rational& x, Fmt to, Round mode, bool neg_zero) {
   if (to != Fmt::f32 && to != Fmt::f16) throw std::invalid_argument("reference round_to supports f32 and f16");
+  if (mode != Round::rn && mode != Round::rz) throw std::invalid_argument("reference round_to supports rn and rz");
   const FormatParams& l = params(to);
-  const uint64_t sign = uint64_t{1} << (l.width - 1);
-  if (x == 0) return neg_zero ? sign : 0;
-  const bool neg = x < 0;
-  const Rational ax = abs(x);
-  const int emin = 1 - l.bias, emax = (1 << l.exp_bits) - 2 - l.bias;
-  const int e = floor_log2(ax);
-  const int lsb = std::max(e, emin) - l.man_bits;
-  const Rational m = ax / pow2(lsb);
-  Integer t = trunc0(m);
-  if (mode == Round::rn) {
-    const Rational frac = m - Rational(t);
-    const Rational half(1, 2);
-    if (frac > half || (frac == half && (t & 1) != 0)) t += 1;
-  } else if (mode != Round::rz) {
-    throw std::invalid_argument("reference round_to supports rn and rz");
-  }
-  const Rational v = Rational(t) * pow2(lsb);
-  const uint64_t s = neg ? sign : 0;
-  if (v == 0) return s;
-  const int ev = floor_log2(v);
-  if (ev > emax) return s | ref_inf_code(to, false);
-  uint64_t code;
-  if (ev < emin) {
-    code = static_cast<uint64_t>(t);  // subnormal: multiples of 2^(emin - man)
-  } else {
-    const Integer sig = Integer(numerator(Rational(v / pow2(ev - l.man_bits))));
-    code = (static_cast<uint64_t>(ev + l.bias) << l.man_bits) | (static_cast<uint64_t>(sig) - (uint64_t{1} << l.man_bits));
-  }
-  return s | code;
+  if (x == 0) return neg_zero ? l.sign_bit() : 0;
+  if (mode == Round::rz && floor_log2(abs(x)) > l.emax()) return (x < 0 ? l.sign_bit() : 0) | ref_inf_code(to, false);
+  ConvertOptions opt;
+  opt.round = mode;
+  return convert_rational(x, to, opt).code;
 }
 
 namespace {

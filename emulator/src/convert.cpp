@@ -173,14 +173,15 @@ ConvertResult round_to_int(bool sign, uint64_t sig, int exp, bool sticky, Fmt to
 
 ConvertResult round_nan(bool sign, Fmt to, const ConvertOptions& opt) { return nan_result(sign, 0, 0, to, opt); }
 
+// An infinite input (docs/conversions.md steps 2, 8, 3 and 6, in that order here).
 ConvertResult round_inf(bool sign, Fmt to, const ConvertOptions& opt) {
   const FormatInfo& fi = info(to);
-  if (opt.relu && sign) return zero_result(to, false);
-  if (fi.is_int) {  // the range's ends: -Inf into an unsigned integer is 0
+  if (opt.relu && sign) return zero_result(to, false);  // step 2: relu
+  if (fi.is_int) {  // step 8: the range's ends: -Inf into an unsigned integer is 0
     if (sign && !fi.is_signed) return {0, kOverflow};
     return {max_finite_code(to, sign), kOverflow};
   }
-  if (sign && !fi.is_signed) {
+  if (sign && !fi.is_signed) {  // step 3: negative into an unsigned float
     switch (opt.neg_to_unsigned) {
       case NegToUnsigned::magnitude: sign = false; break;
       case NegToUnsigned::nan: return nan_result(true, 0, 0, to, opt);
@@ -188,6 +189,7 @@ ConvertResult round_inf(bool sign, Fmt to, const ConvertOptions& opt) {
       case NegToUnsigned::undefined: return {0, kUndefined};
     }
   }
+  // Step 6: Inf input.
   if (opt.satfinite) return {max_finite_code(to, sign), kOverflow};
   return {infinite_code(to, sign, opt), 0};
 }
@@ -195,13 +197,13 @@ ConvertResult round_inf(bool sign, Fmt to, const ConvertOptions& opt) {
 ConvertResult round_value(bool sign, uint64_t sig, int exp, bool sticky, Fmt to, const ConvertOptions& opt,
                           uint32_t rbits) {
   const FormatInfo& fi = info(to);
-  if (opt.relu && sign) return zero_result(to, false);
-  if (fi.is_int) {
+  if (opt.relu && sign) return zero_result(to, false);  // step 2: relu
+  if (fi.is_int) {  // step 8: integer destinations
     if (sig == 0 && !sticky) return {0, 0};
     if (sig == 0) { sig = 1; exp = -1100; }  // a value below every grid: only its sign matters
     return round_to_int(sign, sig, exp, sticky, to, opt, rbits);
   }
-  if (sign && !fi.is_signed) {
+  if (sign && !fi.is_signed) {  // step 3: negative into an unsigned float
     switch (opt.neg_to_unsigned) {
       case NegToUnsigned::magnitude: sign = false; break;
       case NegToUnsigned::nan: return nan_result(true, 0, 0, to, opt);
@@ -210,10 +212,12 @@ ConvertResult round_value(bool sign, uint64_t sig, int exp, bool sticky, Fmt to,
     }
   }
   if (sig == 0) {
-    if (!sticky) return zero_result(to, sign);
+    if (!sticky) return zero_result(to, sign);  // step 5: zero
     sig = 1;  // nonzero but below every bit: rounds like the smallest possible value
     exp = -2000;
   }
+  // Step 7: finite nonzero into a float format: the grid, the rounding decision, the carry,
+  // overflow, subnormal results.
   const int m = fi.man_bits;
   const int msb = 63 - std::countl_zero(sig);
   const int e = exp + msb;  // exponent of the leading bit
@@ -256,10 +260,10 @@ ConvertResult convert(Fmt from, Fmt to, uint64_t code, const ConvertOptions& opt
   const FormatInfo& src = info(from);
   const Decoded d = decode(from, code);
   switch (d.cls) {
-    case Class::nan: return nan_result(d.sign, d.sig, src.man_bits, to, opt);
+    case Class::nan: return nan_result(d.sign, d.sig, src.man_bits, to, opt);  // step 1
     case Class::inf: return round_inf(d.sign, to, opt);
     case Class::zero: break;
-    case Class::subnormal:
+    case Class::subnormal:  // step 4: ftz on input
       if (opt.ftz) return round_value(d.sign, 0, 0, false, to, opt, rbits);
       break;
     case Class::normal: break;

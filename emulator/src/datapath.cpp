@@ -1,6 +1,8 @@
 // The datapath models of NUMERICS.md §3 on integers: operands decoded once into
 // (sign, integer significand, weight of its lowest bit, alignment exponent E), products as
 // small integers, alignment as shifts of int64 with truncation toward zero, one rounding.
+// The arithmetic itself (alignment, rounding out, the sign and special rules, the IEEE adds)
+// is dp_primitives.hpp's; this file arranges it into the steps of docs/datapath.md.
 #include "tcemu/datapath.hpp"
 
 #include <algorithm>
@@ -9,6 +11,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "dp_primitives.hpp"
+
 namespace tcemu {
 
 std::string_view to_string(OutputRounding r) {
@@ -16,6 +20,8 @@ std::string_view to_string(OutputRounding r) {
     case OutputRounding::rz_f32: return "rz_f32";
     case OutputRounding::rne_f16: return "rne_f16";
     case OutputRounding::rz_e8m13: return "rz_e8m13";
+    case OutputRounding::rne_f32: return "rne_f32";
+    case OutputRounding::rz_f16: return "rz_f16";
   }
   return "?";
 }
@@ -24,6 +30,8 @@ std::optional<OutputRounding> parse_output_rounding(std::string_view s) {
   if (s == "rz_f32") return OutputRounding::rz_f32;
   if (s == "rne_f16") return OutputRounding::rne_f16;
   if (s == "rz_e8m13") return OutputRounding::rz_e8m13;
+  if (s == "rne_f32") return OutputRounding::rne_f32;
+  if (s == "rz_f16") return OutputRounding::rz_f16;
   return std::nullopt;
 }
 
@@ -84,7 +92,7 @@ std::string validate(const DatapathParams& p, Fmt a, Fmt b, std::optional<Fmt> s
       return "operand format " + std::string(info(f).name) + " is not a tensor-core float operand";
   }
   if (p.F < 1 || p.F > 48) return "F must be in 1..48";
-  if (p.c_entry == CEntry::rne_f32_after && p.rounding == OutputRounding::rne_f16)
+  if (p.c_entry == CEntry::rne_f32_after && output_format(p.rounding) != Fmt::f32)
     return "C added after by an f32 add needs an f32 output";
   if ((p.kpair_halves || p.widen_to_f16 || p.c_entry == CEntry::rne_after_instruction) && p.kind != DatapathKind::t_fdpa)
     return "k-pair halves, operands widened to f16 and C added after the instruction are T-FDPA forms";
@@ -134,154 +142,41 @@ Operand widened_to_f16(Operand o) {
   return o;
 }
 
-// ---- roundings -----------------------------------------------------------------------
+// ---- roundings (dp_primitives.hpp) -------------------------------------------------------
 
 uint64_t round_to_float(bool neg, uint64_t mag, int exp, bool sticky, Fmt to, bool nearest_even) {
   const FormatInfo& fi = info(to);
-  const int man = fi.man_bits;
-  const int lsb_min = fi.emin() - man;
-  const uint64_t sign = neg ? uint64_t{1} << (fi.width - 1) : 0;
-  const uint64_t inf = ((uint64_t{1} << fi.exp_bits) - 1) << man;
-  if (mag == 0) return sticky ? sign : 0;
-  const int top = exp + std::bit_width(mag) - 1;  // floor(log2 |value|)
-  if (top > fi.emax()) return sign | inf;         // >= 2^(emax+1): Inf under RZ and RNE alike
-  const int lsb = std::max(top - man, lsb_min);   // weight of the result's lowest bit
-  uint64_t q;
-  if (lsb <= exp) {
-    q = mag << (exp - lsb);
-  } else {
-    const int sh = lsb - exp;
-    q = sh >= 64 ? 0 : mag >> sh;
-    if (nearest_even) {
-      bool up;
-      if (sh > 64) {
-        up = false;
-      } else if (sh == 64) {
-        up = mag > (uint64_t{1} << 63) || (mag == (uint64_t{1} << 63) && sticky);
-      } else {
-        const uint64_t rem = mag & ((uint64_t{1} << sh) - 1);
-        const uint64_t half = uint64_t{1} << (sh - 1);
-        up = rem > half || (rem == half && (sticky || (q & 1)));
-      }
-      q += up ? 1 : 0;
-    }
-  }
-  // Adding the biased exponent lets a carry out of the significand step into the next binade.
-  uint64_t code = q + (static_cast<uint64_t>(lsb - lsb_min) << man);
-  if (code >= inf) code = inf;
-  return sign | code;
+  const dp::FloatLayout f{fi.man_bits, fi.exp_bits, fi.width, fi.emin(), fi.emax()};
+  return dp::round_out(f, neg, mag, exp, sticky, nearest_even);
 }
 
 uint64_t apply_output_rounding(OutputRounding r, bool neg, uint64_t mag, int exp) {
-  if (mag == 0) return 0;  // an exact zero sum gives +0 [MS]
-  switch (r) {
-    case OutputRounding::rz_f32: return round_to_float(neg, mag, exp, false, Fmt::f32, false);
-    case OutputRounding::rne_f16: return round_to_float(neg, mag, exp, false, Fmt::f16, true);
-    case OutputRounding::rz_e8m13: return round_to_float(neg, mag, exp, false, Fmt::f32, false) & ~uint64_t{0x3FF};
-  }
-  return 0;
+  return dp::round_output(r, neg, mag, exp);
 }
 
 uint64_t add_rne(Fmt out, uint64_t x, uint64_t y) {
-  if (out == Fmt::f32) return f32_add_rne(static_cast<uint32_t>(x), static_cast<uint32_t>(y));
+  if (out == Fmt::f32) return dp::add_rne_f32(static_cast<uint32_t>(x), static_cast<uint32_t>(y));
   if (out != Fmt::f16) throw std::invalid_argument("add_rne: f32 or f16");
-  const Operand a = decode_operand(Fmt::f16, x), b = decode_operand(Fmt::f16, y);
-  if (a.special == 2 || b.special == 2) return 0x7FFF;
-  if (a.special && b.special) return a.neg != b.neg ? 0x7FFF : x;
-  if (a.special) return x;
-  if (b.special) return y;
-  if (a.sig == 0 && b.sig == 0) return (a.neg && b.neg) ? 0x8000 : 0;
-  // f16 values are multiples of 2^-24 below 2^16: their sum is exact in an int64.
-  const int64_t va = (int64_t{a.sig} << (a.low + 24)) * (a.neg ? -1 : 1);
-  const int64_t vb = (int64_t{b.sig} << (b.low + 24)) * (b.neg ? -1 : 1);
-  const int64_t s = va + vb;
-  if (s == 0) return 0;  // x + (-x) = +0 under RNE
-  return round_to_float(s < 0, static_cast<uint64_t>(s < 0 ? -s : s), -24, false, Fmt::f16, true);
+  return dp::add_rne_f16(x, y);
 }
 
-uint32_t f32_add_rne(uint32_t x, uint32_t y) {
-  Operand A = decode_operand(Fmt::f32, x), B = decode_operand(Fmt::f32, y);
-  if (A.special == 2 || B.special == 2) return 0x7FFFFFFF;
-  if (A.special && B.special) return A.neg != B.neg ? 0x7FFFFFFF : x;
-  if (A.special) return x;
-  if (B.special) return y;
-  if (A.sig == 0 && B.sig == 0) return (A.neg && B.neg) ? 0x80000000u : 0;
-  if (A.sig == 0) return y;
-  if (B.sig == 0) return x;
-  if (A.low < B.low) std::swap(A, B);
-  const int D = A.low - B.low;
-  uint64_t xa, yb;
-  int exp;
-  bool sticky = false;
-  if (D <= 38) {
-    xa = uint64_t{A.sig} << D;
-    yb = B.sig;
-    exp = B.low;
-  } else {  // B lies wholly below A's 38 guard bits: keep its top bits and a sticky bit
-    xa = uint64_t{A.sig} << 38;
-    exp = A.low - 38;
-    const int sh = D - 38;
-    yb = sh >= 64 ? 0 : uint64_t{B.sig} >> sh;
-    sticky = sh >= 64 ? true : (B.sig & ((uint64_t{1} << sh) - 1)) != 0;
-  }
-  bool neg;
-  uint64_t mag;
-  if (A.neg == B.neg) {
-    mag = xa + yb;
-    neg = A.neg;
-  } else if (sticky) {  // true B slightly above yb, and xa > yb here
-    mag = xa - yb - 1;
-    neg = A.neg;
-  } else if (xa >= yb) {
-    mag = xa - yb;
-    neg = A.neg;
-  } else {
-    mag = yb - xa;
-    neg = B.neg;
-  }
-  if (mag == 0 && !sticky) return 0;  // x + (-x) = +0 under RNE
-  return static_cast<uint32_t>(round_to_float(neg, mag, exp, sticky, Fmt::f32, true));
-}
+uint32_t f32_add_rne(uint32_t x, uint32_t y) { return dp::add_rne_f32(x, y); }
 
 // ---- special values (NUMERICS §3.1) ----------------------------------------------------
 
 namespace {
 
-uint64_t nan_of(Fmt out) { return out == Fmt::f16 ? 0x7FFF : 0x7FFFFFFF; }
-uint64_t inf_of(Fmt out, bool neg) {
-  return out == Fmt::f16 ? (neg ? 0xFC00 : 0x7C00) : (neg ? 0xFF800000u : 0x7F800000u);
-}
-
-// Any NaN (operand, scale or C), Inf*0, or +Inf with -Inf give NaN; else the Inf's sign.
-// A term with a zero scale and an Inf element is Inf*0.
-uint64_t special_result(Fmt out, const Operand* a, const Operand* b, size_t n, const Operand& c, const Operand* sa,
-                        const Operand* sb, size_t scale_div) {
-  bool pos = false, negi = false;
-  auto is_zero = [](const Operand& o) { return o.special == 0 && o.sig == 0; };
+// The special result of a step that saw a NaN or Inf: dp::SpecialScan over its terms (each
+// with its scales: term i takes scale i / scale_div) and C.
+uint64_t special_result(OutputRounding r, const Operand* a, const Operand* b, size_t n, const Operand& c,
+                        const Operand* sa, const Operand* sb, size_t scale_div) {
+  dp::SpecialScan s;
   for (size_t i = 0; i < n; ++i) {
     const Operand* f[4] = {&a[i], &b[i], sa ? &sa[i / scale_div] : nullptr, sb ? &sb[i / scale_div] : nullptr};
-    bool any_inf = false, any_zero = false, neg = false;
-    for (const Operand* o : f) {
-      if (!o) continue;
-      if (o->special == 2) return nan_of(out);
-      any_inf |= o->special == 1;
-      any_zero |= is_zero(*o);
-      neg ^= o->neg != 0;
-    }
-    if (any_inf && any_zero) return nan_of(out);
-    if (any_inf) (neg ? negi : pos) = true;
+    dp::scan_term(s, f, 4);
   }
-  if (c.special == 2) return nan_of(out);
-  if (c.special == 1) (c.neg ? negi : pos) = true;
-  if (pos && negi) return nan_of(out);
-  if (pos || negi) return inf_of(out, negi);
-  return 0;  // unreachable for callers that saw a special
-}
-
-inline uint64_t shift_trunc(uint64_t mag, int sh) {
-  // A group with a zero scale has mag 0 and may ask for any shift: never shift by >= 64.
-  if (sh >= 0) return sh >= 64 ? 0 : mag << sh;
-  return sh <= -64 ? 0 : mag >> -sh;
+  dp::scan_acc(s, c);
+  return dp::special_code(s, dp::output_layout(r));
 }
 
 }  // namespace
@@ -290,54 +185,14 @@ inline uint64_t shift_trunc(uint64_t mag, int sh) {
 
 namespace {
 
-// The accumulator (f32 or f16 code) decoded with plain bit operations: this runs once per
-// step on the hot path. Same result as decode_operand(out, c).
-inline Operand decode_acc(Fmt out, uint64_t c) {
-  const bool h = out == Fmt::f16;
-  const int man = h ? 10 : 23, ebits = h ? 5 : 8, bias = h ? 15 : 127;
-  const uint32_t x = static_cast<uint32_t>(c);
-  Operand o;
-  o.neg = static_cast<uint8_t>((x >> (man + ebits)) & 1);
-  const uint32_t eb = (x >> man) & ((1u << ebits) - 1), f = x & ((1u << man) - 1);
-  if (eb == (1u << ebits) - 1) {
-    o.special = f ? 2 : 1;
-    return o;
-  }
-  if (eb == 0) {
-    o.sig = f;
-    o.low = static_cast<int16_t>(1 - bias - man);
-  } else {
-    o.sig = f | (1u << man);
-    o.low = static_cast<int16_t>(static_cast<int>(eb) - bias - man);
-  }
-  o.E = static_cast<int16_t>(o.low + man);
-  return o;
-}
-
-// A result that rounded to -0 given as +0 when the datapath says so (H200, docs/hw-h200.md).
-inline uint64_t positive_zero(const DatapathParams& p, uint64_t d) {
-  const uint64_t sign = p.rounding == OutputRounding::rne_f16 ? 0x8000 : 0x80000000u;
-  return (p.positive_zero && d == sign) ? 0 : d;
-}
-
-// trunc0(mag * 2^sh) without branches: both shifts are formed and one is selected.
-inline uint64_t shift_trunc_select(uint64_t mag, int sh) {
-  const uint64_t left = mag << (sh & 63);
-  const uint64_t right = mag >> std::clamp(-sh, 0, 63);
-  return sh >= 0 ? left : right;
-}
-
-inline int64_t apply_sign(uint64_t t, unsigned neg) {
-  const int64_t m = -static_cast<int64_t>(neg & 1);  // 0 or all ones
-  return (static_cast<int64_t>(t) ^ m) - m;
-}
-
+// The stages of docs/datapath.md: (1) specials and the largest term exponent emax, (2) every
+// term truncated at 2^q, q = emax - F, and summed exactly, (3) rho and the -0 rule, (4) C
+// added after when it is not fused.
 template <bool Scaled>
 uint64_t fdpa_step_impl(const DatapathParams& p, const Operand* a, const Operand* b, size_t n, uint64_t c,
                         const Operand* sa, const Operand* sb) {
-  const Fmt out = output_format(p.rounding);
-  const Operand oc = decode_acc(out, c);
-  // Pass 1: specials, and the largest term exponent. Product exponents are E(a)+E(b)
+  const Operand oc = dp::decode_acc(dp::output_layout(p.rounding), c);
+  // (1) Specials, and the largest term exponent. Product exponents are E(a)+E(b)
   // (+E(sa)+E(sb)), not renormalised; a zero product gets e_zero; missing terms (n < L) are
   // zero products.
   unsigned sp = oc.special;
@@ -354,11 +209,11 @@ uint64_t fdpa_step_impl(const DatapathParams& p, const Operand* a, const Operand
     e = zero ? p.e_zero : e;
     emax = std::max(emax, e);
   }
-  if (sp) return special_result(out, a, b, n, oc, sa, sb, 1);
+  if (sp) return special_result(p.rounding, a, b, n, oc, sa, sb, 1);
   const bool c_fused = p.c_entry != CEntry::rne_f32_after;
   if (c_fused) emax = std::max(emax, oc.sig ? static_cast<int>(oc.E) : p.e_zero);
   const int q = emax - p.F;
-  // Pass 2: each term truncated toward zero at 2^q, summed exactly.
+  // (2) Each term truncated toward zero at 2^q, summed exactly.
   int64_t S = 0;
   for (size_t i = 0; i < n; ++i) {
     uint64_t mag = uint64_t{a[i].sig} * b[i].sig;
@@ -369,13 +224,13 @@ uint64_t fdpa_step_impl(const DatapathParams& p, const Operand* a, const Operand
       low += sa[i].low + sb[i].low;
       neg ^= sa[i].neg ^ sb[i].neg;
     }
-    S += apply_sign(shift_trunc_select(mag, low - q), neg);
+    S += dp::aligned_term(mag, low, neg, q);
   }
-  if (c_fused) S += apply_sign(shift_trunc_select(oc.sig, oc.low - q), oc.neg);
-  const bool neg = S < 0;
-  const uint64_t d = positive_zero(p, apply_output_rounding(p.rounding, neg, neg ? 0 - static_cast<uint64_t>(S) : static_cast<uint64_t>(S), q));
+  if (c_fused) S += dp::aligned_term(oc.sig, oc.low, oc.neg, q);
+  // (3) rho and the -0 rule; (4) C added after.
+  const uint64_t d = dp::round_sum(p.rounding, p.positive_zero, S, q);
   if (c_fused) return d;
-  return f32_add_rne(static_cast<uint32_t>(d), static_cast<uint32_t>(c));
+  return dp::add_rne_f32(static_cast<uint32_t>(d), static_cast<uint32_t>(c));
 }
 
 }  // namespace
@@ -390,8 +245,7 @@ uint64_t fdpa_step_decoded(const DatapathParams& p, const Operand* a, const Oper
 
 uint64_t gst_step_decoded(const DatapathParams& p, const Operand* a, const Operand* b, size_t n, uint64_t c,
                           const Operand* sa, const Operand* sb) {
-  const Fmt out = output_format(p.rounding);
-  const Operand oc = decode_acc(out, c);
+  const Operand oc = dp::decode_acc(dp::output_layout(p.rounding), c);
   const size_t G = static_cast<size_t>(p.group);
   const size_t ngroups = (n + G - 1) / G;
   // One pass: specials, and the smallest product weight of the step (the unit of the exact
@@ -404,7 +258,7 @@ uint64_t gst_step_decoded(const DatapathParams& p, const Operand* a, const Opera
     const int l = ((a[i].sig != 0) & (b[i].sig != 0)) ? a[i].low + b[i].low : INT_MAX;
     unit = std::min(unit, l);
   }
-  if (sp) return special_result(out, a, b, n, oc, sa, sb, G);
+  if (sp) return special_result(p.rounding, a, b, n, oc, sa, sb, G);
   // Exact group sums, all in that one unit.
   int64_t gsum[64];
   int gexp[64];
@@ -419,7 +273,7 @@ uint64_t gst_step_decoded(const DatapathParams& p, const Operand* a, const Opera
       const uint64_t mag = uint64_t{a[i].sig} * b[i].sig;  // 0 for a zero product
       any |= mag;
       const int sh = std::clamp(a[i].low + b[i].low - unit, 0, 63);
-      s += apply_sign(mag << sh, a[i].neg ^ b[i].neg);
+      s += dp::apply_sign(mag << sh, a[i].neg ^ b[i].neg);
     }
     const bool scale_zero = sa[g].sig == 0 || sb[g].sig == 0;
     gsum[g] = s;
@@ -433,18 +287,12 @@ uint64_t gst_step_decoded(const DatapathParams& p, const Operand* a, const Opera
   int64_t S = 0;
   for (size_t g = 0; g < ngroups; ++g) {
     if (gsum[g] == 0) continue;
-    const bool neg = (gsum[g] < 0) ^ (sa[g].neg != sb[g].neg);
-    const uint64_t mag = (gsum[g] < 0 ? 0 - static_cast<uint64_t>(gsum[g]) : static_cast<uint64_t>(gsum[g])) *
-                         (uint64_t{sa[g].sig} * sb[g].sig);
-    const int64_t t = static_cast<int64_t>(shift_trunc(mag, unit + sa[g].low + sb[g].low - q));
-    S += neg ? -t : t;
+    const unsigned neg = (gsum[g] < 0) ^ (sa[g].neg != sb[g].neg);
+    const uint64_t mag = dp::magnitude(gsum[g]) * (uint64_t{sa[g].sig} * sb[g].sig);
+    S += dp::apply_sign(dp::shift_trunc(mag, unit + sa[g].low + sb[g].low - q), neg);
   }
-  {
-    const int64_t t = static_cast<int64_t>(shift_trunc(oc.sig, oc.low - q));
-    S += oc.neg ? -t : t;
-  }
-  const bool neg = S < 0;
-  return positive_zero(p, apply_output_rounding(p.rounding, neg, neg ? 0 - static_cast<uint64_t>(S) : static_cast<uint64_t>(S), q));
+  S += dp::apply_sign(dp::shift_trunc(oc.sig, oc.low - q), oc.neg);
+  return dp::round_sum(p.rounding, p.positive_zero, S, q);
 }
 
 // ---- integer ---------------------------------------------------------------------------------
@@ -455,8 +303,7 @@ uint64_t int_step_decoded(const DatapathParams& p, const Operand* a, const Opera
     const int64_t t = static_cast<int64_t>(a[i].sig) * static_cast<int64_t>(b[i].sig);
     S += (a[i].neg ^ b[i].neg) ? -t : t;
   }
-  if (p.satfinite) S = std::clamp<int64_t>(S, INT32_MIN, INT32_MAX);
-  return static_cast<uint32_t>(static_cast<uint64_t>(S));
+  return dp::int32_result(S, p.satfinite);
 }
 
 // ---- code-level API ------------------------------------------------------------------------

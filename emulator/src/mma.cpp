@@ -1,8 +1,10 @@
-// Whole-matrix MMA over the decoded-operand fast path: A and B are decoded once (B transposed
-// so that both walk K contiguously), then every D element is one chained dot product.
+// Whole-matrix MMA: the fast path (mma_fast.cpp) where it applies, else the generic loop
+// here: A and B are decoded once (B transposed so that both walk K contiguously), then every
+// D element is one chained dot product of the step functions of datapath.cpp.
 #include "tcemu/mma.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "mma_fast.hpp"
 
@@ -54,6 +56,94 @@ uint64_t scale_c(uint64_t c, Fmt acc, int s) {
 using detail::negated;
 using detail::scale_c;
 
+namespace {
+
+// The generic loop's operands: A and B decoded once (B transposed so that both walk K
+// contiguously), in the order the steps take them (within each instruction, k-pair halves
+// permute k: instruction_k_order; otherwise k order), and the scales expanded to what the
+// step functions index: one per term (ST-FDPA) or per group (GST-FDPA).
+struct DecodedProblem {
+  std::vector<Operand> A, Bt, SA, SB;
+  size_t sper = 0;  // scales per row of A / column of B after expansion
+};
+
+DecodedProblem decode_problem(const DatapathParams& p, const MmaProblem& pr, int instr_k, const MmaOptions& opt) {
+  const size_t M = static_cast<size_t>(pr.M), N = static_cast<size_t>(pr.N), K = static_cast<size_t>(pr.K);
+  const std::vector<size_t> korder = instruction_k_order(p, static_cast<size_t>(instr_k));
+  auto k_of = [&](size_t j) { return j - j % korder.size() + korder[j % korder.size()]; };
+  auto dec = [&](Fmt f, uint64_t code, bool neg) {
+    const Operand o = decode_operand(f, code);
+    return negated(p.widen_to_f16 ? widened_to_f16(o) : o, neg);
+  };
+  DecodedProblem d;
+  d.A.resize(M * K);
+  d.Bt.resize(N * K);
+  for (size_t m = 0; m < M; ++m)
+    for (size_t j = 0; j < K; ++j) d.A[m * K + j] = dec(pr.atype, pr.A[m * K + k_of(j)], opt.negate_a);
+  for (size_t j = 0; j < K; ++j)
+    for (size_t n = 0; n < N; ++n) d.Bt[n * K + j] = dec(pr.btype, pr.B[k_of(j) * N + n], opt.negate_b);
+  if (p.kind == DatapathKind::st_fdpa || p.kind == DatapathKind::gst_fdpa) {
+    const size_t blk = static_cast<size_t>(pr.scale_block), nb = K / blk;
+    const size_t unit = p.kind == DatapathKind::st_fdpa ? 1 : static_cast<size_t>(p.group);
+    d.sper = K / unit;
+    d.SA.resize(M * d.sper);
+    d.SB.resize(N * d.sper);
+    for (size_t m = 0; m < M; ++m)
+      for (size_t j = 0; j < d.sper; ++j) d.SA[m * d.sper + j] = decode_operand(*pr.scale_type, pr.sa[m * nb + j * unit / blk]);
+    for (size_t n = 0; n < N; ++n)
+      for (size_t j = 0; j < d.sper; ++j) d.SB[n * d.sper + j] = decode_operand(*pr.scale_type, pr.sb[n * nb + j * unit / blk]);
+  }
+  return d;
+}
+
+// How the steps of one D element chain: the step length (L terms, or a whole instruction
+// whose K is below L: its missing terms are zero products, sm_90 m16n8k8 f16 runs a 16-term
+// datapath), the accumulator format, C added after the instruction, FP32 promotion.
+struct Chain {
+  size_t K, L, per_instr, promote;  // promote in k; 0 = off
+  Fmt acc;
+  bool is_int, after_instr;
+};
+
+// D element (m, n): its steps chained over K from the starting accumulator c.
+uint64_t chain_element(const DatapathParams& p, const DecodedProblem& dc, const Chain& ch, size_t m, size_t n, uint64_t c) {
+  const size_t K = ch.K, L = ch.L;
+  const Operand* a = &dc.A[m * K];
+  const Operand* b = &dc.Bt[n * K];
+  uint64_t accum = c;                // f32 promotion accumulator (promote > 0)
+  uint64_t d = ch.promote ? 0 : c;   // the tensor-core accumulator
+  uint64_t chain = 0;                // C added after the instruction: its steps' chain
+  for (size_t k = 0; k < K; k += L) {
+    const size_t len = std::min(L, K - k);
+    if (ch.after_instr) {
+      // The instruction's steps chain from +0; its result is added to D after its last step.
+      chain = fdpa_step_decoded(p, a + k, b + k, len, k % ch.per_instr == 0 ? 0 : chain);
+      if ((k + len) % ch.per_instr == 0) d = add_rne(ch.acc, d, chain);
+    } else {
+      switch (p.kind) {
+        case DatapathKind::t_fdpa: d = fdpa_step_decoded(p, a + k, b + k, len, d); break;
+        case DatapathKind::st_fdpa:
+          d = fdpa_step_decoded(p, a + k, b + k, len, d, &dc.SA[m * dc.sper + k], &dc.SB[n * dc.sper + k]);
+          break;
+        case DatapathKind::gst_fdpa: {
+          const size_t g0 = k / static_cast<size_t>(p.group);
+          d = gst_step_decoded(p, a + k, b + k, len, d, &dc.SA[m * dc.sper + g0], &dc.SB[n * dc.sper + g0]);
+          break;
+        }
+        case DatapathKind::integer: d = int_step_decoded(p, a + k, b + k, len, d); break;
+      }
+    }
+    if (ch.promote && (k + len) % ch.promote == 0) {
+      accum = f32_add_rne(static_cast<uint32_t>(accum), static_cast<uint32_t>(d));
+      d = 0;
+    }
+  }
+  if (ch.promote && K % ch.promote != 0) accum = f32_add_rne(static_cast<uint32_t>(accum), static_cast<uint32_t>(d));
+  return ch.promote ? accum : d;
+}
+
+}  // namespace
+
 MmaResult mma_params(const DatapathParams& p, const MmaProblem& pr, int instr_k, const MmaOptions& opt) {
   MmaResult r;
   if (std::string e = check(p, pr, instr_k); !e.empty()) {
@@ -66,84 +156,25 @@ MmaResult mma_params(const DatapathParams& p, const MmaProblem& pr, int instr_k,
   }
   if (auto fast = detail::mma_fast(p, pr, instr_k, opt)) return std::move(*fast);
   const size_t M = static_cast<size_t>(pr.M), N = static_cast<size_t>(pr.N), K = static_cast<size_t>(pr.K);
-  // One step is L terms, or a whole instruction whose K is below L (its missing terms are
-  // zero products: sm_90 m16n8k8 f16 runs a 16-term datapath).
-  const size_t L = std::min(static_cast<size_t>(p.L), static_cast<size_t>(instr_k));
-  const bool is_int = p.kind == DatapathKind::integer;
-  const Fmt acc = is_int ? Fmt::f32 : output_format(p.rounding);
-  // Decoded operands in the order the steps take them: within each instruction, k-pair
-  // halves permute k (instruction_k_order); otherwise k order.
-  const std::vector<size_t> korder = instruction_k_order(p, static_cast<size_t>(instr_k));
-  auto k_of = [&](size_t j) { return j - j % korder.size() + korder[j % korder.size()]; };
-  auto dec = [&](Fmt f, uint64_t code, bool neg) {
-    const Operand o = decode_operand(f, code);
-    return negated(p.widen_to_f16 ? widened_to_f16(o) : o, neg);
-  };
-  std::vector<Operand> A(M * K), Bt(N * K);
-  for (size_t m = 0; m < M; ++m)
-    for (size_t j = 0; j < K; ++j) A[m * K + j] = dec(pr.atype, pr.A[m * K + k_of(j)], opt.negate_a);
-  for (size_t j = 0; j < K; ++j)
-    for (size_t n = 0; n < N; ++n) Bt[n * K + j] = dec(pr.btype, pr.B[k_of(j) * N + n], opt.negate_b);
-  // Scales expanded to what the step functions index: one per term (ST) or per group (GST).
-  std::vector<Operand> SA, SB;
-  size_t sper = 0;  // scales per row of A / column of B after expansion
-  if (p.kind == DatapathKind::st_fdpa || p.kind == DatapathKind::gst_fdpa) {
-    const size_t blk = static_cast<size_t>(pr.scale_block), nb = K / blk;
-    const size_t unit = p.kind == DatapathKind::st_fdpa ? 1 : static_cast<size_t>(p.group);
-    sper = K / unit;
-    SA.resize(M * sper);
-    SB.resize(N * sper);
-    for (size_t m = 0; m < M; ++m)
-      for (size_t j = 0; j < sper; ++j) SA[m * sper + j] = decode_operand(*pr.scale_type, pr.sa[m * nb + j * unit / blk]);
-    for (size_t n = 0; n < N; ++n)
-      for (size_t j = 0; j < sper; ++j) SB[n * sper + j] = decode_operand(*pr.scale_type, pr.sb[n * nb + j * unit / blk]);
-  }
-  const size_t per_instr = static_cast<size_t>(instr_k);
-  const bool after_instr = p.c_entry == CEntry::rne_after_instruction;
-  const size_t promote = opt.promote_every > 0 ? static_cast<size_t>(opt.promote_every) * per_instr : 0;
+  const DecodedProblem dc = decode_problem(p, pr, instr_k, opt);
+  Chain ch;
+  ch.K = K;
+  ch.L = std::min(static_cast<size_t>(p.L), static_cast<size_t>(instr_k));
+  ch.per_instr = static_cast<size_t>(instr_k);
+  ch.is_int = p.kind == DatapathKind::integer;
+  ch.acc = ch.is_int ? Fmt::f32 : output_format(p.rounding);
+  ch.after_instr = p.c_entry == CEntry::rne_after_instruction;
+  ch.promote = opt.promote_every > 0 ? static_cast<size_t>(opt.promote_every) * ch.per_instr : 0;
   r.D.resize(M * N);
   // Columns in blocks whose decoded B stays in cache while every row of A passes over it.
   const size_t nblock = std::max<size_t>(1, (size_t{192} << 10) / (K * sizeof(Operand)));
-  for (size_t n0 = 0; n0 < N; n0 += nblock) {
-    for (size_t m = 0; m < M; ++m) {
+  for (size_t n0 = 0; n0 < N; n0 += nblock)
+    for (size_t m = 0; m < M; ++m)
       for (size_t n = n0; n < std::min(N, n0 + nblock); ++n) {
         uint64_t c = opt.scale_d ? pr.C[m * N + n] : 0;
-        if (opt.scale_input_d >= 0 && !is_int) c = scale_c(c, acc, opt.scale_input_d);
-        const Operand* a = &A[m * K];
-        const Operand* b = &Bt[n * K];
-        uint64_t accum = c;                  // f32 promotion accumulator (promote > 0)
-        uint64_t d = promote ? 0 : c;        // the tensor-core accumulator
-        uint64_t chain = 0;                  // C added after the instruction: its steps' chain
-        for (size_t k = 0; k < K; k += L) {
-          const size_t len = std::min(L, K - k);
-          if (after_instr) {
-            // The instruction's steps chain from +0; its result is added to D after its last step.
-            chain = fdpa_step_decoded(p, a + k, b + k, len, k % per_instr == 0 ? 0 : chain);
-            if ((k + len) % per_instr == 0) d = add_rne(acc, d, chain);
-          } else {
-            switch (p.kind) {
-              case DatapathKind::t_fdpa: d = fdpa_step_decoded(p, a + k, b + k, len, d); break;
-              case DatapathKind::st_fdpa:
-                d = fdpa_step_decoded(p, a + k, b + k, len, d, &SA[m * sper + k], &SB[n * sper + k]);
-                break;
-              case DatapathKind::gst_fdpa: {
-                const size_t g0 = k / static_cast<size_t>(p.group);
-                d = gst_step_decoded(p, a + k, b + k, len, d, &SA[m * sper + g0], &SB[n * sper + g0]);
-                break;
-              }
-              case DatapathKind::integer: d = int_step_decoded(p, a + k, b + k, len, d); break;
-            }
-          }
-          if (promote && (k + len) % promote == 0) {
-            accum = f32_add_rne(static_cast<uint32_t>(accum), static_cast<uint32_t>(d));
-            d = 0;
-          }
-        }
-        if (promote && K % promote != 0) accum = f32_add_rne(static_cast<uint32_t>(accum), static_cast<uint32_t>(d));
-        r.D[m * N + n] = promote ? accum : d;
+        if (opt.scale_input_d >= 0 && !ch.is_int) c = scale_c(c, ch.acc, opt.scale_input_d);
+        r.D[m * N + n] = chain_element(p, dc, ch, m, n, c);
       }
-    }
-  }
   return r;
 }
 

@@ -292,11 +292,11 @@ std::vector<Case> expected_parts(const Case& c) {
   return parts;
 }
 
-CompareReport compare(const Case& c, const Array& act, const CompareOptions& opt) {
+namespace {
+
+// The report's header fields and its counters, all zero.
+CompareReport empty_report(const Case& c, const CompareOptions& opt) {
   const Array& exp = c.expected;
-  if (!(act.type == exp.type) || act.rows != exp.rows || act.cols != exp.cols)
-    throw GoldenError("the actual output is " + act.type.name + " " + std::to_string(act.rows) + " x " + std::to_string(act.cols) +
-                      ", the expected " + exp.type.name + " " + std::to_string(exp.rows) + " x " + std::to_string(exp.cols));
   CompareReport r;
   r.case_name = c.name;
   r.operation = describe_case(c);
@@ -323,17 +323,27 @@ CompareReport compare(const Case& c, const Array& act, const CompareOptions& opt
   r.heat_rows = (r.rows + r.cell_r - 1) / r.cell_r;
   r.heat_cols = (r.cols + r.cell_c - 1) / r.cell_c;
   r.heat.assign(r.heat_rows * r.heat_cols, 0);
-  std::vector<size_t> bins(65, 0);
+  return r;
+}
+
+// Counts each mismatch into the report (rows, columns, tiles, heat map, ulp histogram, the
+// first ones listed) and keeps the positions for the model sample, evenly spread: when the
+// list grows past twice the budget every other entry is dropped and the stride doubles
+// (deterministic).
+struct Tally {
+  Tally(CompareReport& rep, const CompareOptions& o, size_t b) : r(rep), opt(o), budget(b) {}
+  CompareReport& r;
+  const CompareOptions& opt;
+  size_t budget;
+  std::vector<size_t> bins = std::vector<size_t>(65, 0);
   size_t not_comparable = 0;
-  // Mismatch positions for the model sample, evenly spread: when the list grows past twice
-  // the budget every other entry is dropped and the stride doubles (deterministic).
-  const size_t K_ = c.op == OpKind::mma ? static_cast<size_t>(c.mma.K) : 1;
-  const size_t budget = std::max<size_t>(64, std::min(opt.model_sample, (size_t{1} << 22) / K_));
   std::vector<std::pair<size_t, size_t>> bad_sample;
   size_t stride = 1;
-  auto record = [&](size_t row, size_t col, uint64_t e, uint64_t a) {
+
+  void record(size_t row, size_t col, uint64_t e, uint64_t a) {
     if (equal(r.type, e, a, opt.nans_equal)) return;
     if (equal(r.type, e, a, true)) ++r.nan_payload;  // both NaN: only payload or sign differ
+    const size_t tm = static_cast<size_t>(r.tile_m), tn = static_cast<size_t>(r.tile_n);
     if (r.mismatches % stride == 0) {
       bad_sample.push_back({row, col});
       if (bad_sample.size() >= 2 * budget) {
@@ -354,7 +364,21 @@ CompareReport compare(const Case& c, const Array& act, const CompareOptions& opt
     if (!u) ++not_comparable;
     else ++bins[static_cast<size_t>(std::bit_width(*u - 1))];
     if (r.first.size() < opt.max_listed) r.first.push_back({row, col, e, a, u});
-  };
+  }
+
+  // The listed mismatches in row order and the ulp histogram.
+  void finish() {
+    std::sort(r.first.begin(), r.first.end(), [](const Mismatch& x, const Mismatch& y) {
+      return x.row != y.row ? x.row < y.row : x.col < y.col;
+    });
+    for (size_t b = 0; b < bins.size(); ++b)
+      if (bins[b]) r.histogram.push_back({bin_label(b), bins[b]});
+    if (not_comparable) r.histogram.push_back({r.type.fmt ? "NaN/Inf" : "raw bits", not_comparable});
+  }
+};
+
+// Every element of exp against act, into the tally.
+void scan(const Array& exp, const Array& act, const CompareReport& r, Tally& t) {
   const size_t bytes = static_cast<size_t>(exp.type.bytes);
   if (act.col_major == exp.col_major && act.lead() == exp.lead() && act.raw.size() == exp.raw.size()) {
     // Same storage: compare blocks of bytes, then elements inside the blocks that differ.
@@ -371,52 +395,47 @@ CompareReport compare(const Case& c, const Array& act, const CompareOptions& opt
         else if (exp.col_major) col = i / lead, row = i % lead;
         else row = i / lead, col = i % lead;
         if (row >= r.rows || col >= r.cols) continue;  // padding beyond the matrix
-        record(row, col, e, a);
+        t.record(row, col, e, a);
       }
     }
   } else {
     for (size_t row = 0; row < r.rows; ++row)
-      for (size_t col = 0; col < r.cols; ++col) record(row, col, exp.at(row, col), act.at(row, col));
+      for (size_t col = 0; col < r.cols; ++col) t.record(row, col, exp.at(row, col), act.at(row, col));
   }
-  std::sort(r.first.begin(), r.first.end(), [](const Mismatch& x, const Mismatch& y) {
-    return x.row != y.row ? x.row < y.row : x.col < y.col;
+}
+
+// Alternative models on a sample: the mismatches spread evenly, plus some matching elements.
+void fit_models(const Case& c, const Array& act, const CompareOptions& opt, const Tally& t, CompareReport& r) {
+  const Array& exp = c.expected;
+  const size_t budget = t.budget;
+  const std::vector<std::pair<size_t, size_t>>& bad_sample = t.bad_sample;
+  std::vector<std::pair<size_t, size_t>> sample;
+  const size_t take = std::min(bad_sample.size(), budget);
+  for (size_t i = 0; i < take; ++i) sample.push_back(bad_sample[i * bad_sample.size() / take]);
+  // Matching elements at evenly spread positions (a quarter of the budget at most).
+  const size_t want_good = std::min(r.total - r.mismatches, budget / 4);
+  for (size_t j = 0, tries = 0; j < want_good && tries < 4 * want_good; ++tries) {
+    const size_t i = static_cast<size_t>((static_cast<unsigned __int128>(tries) * r.total) / (4 * want_good));
+    const size_t row = i / r.cols, col = i % r.cols;
+    if (equal(r.type, exp.at(row, col), act.at(row, col), opt.nans_equal)) {
+      sample.push_back({row, col});
+      ++j;
+    }
+  }
+  std::vector<AltModel> models = alternative_models(c);
+  for (const AltModel& m : models) {
+    ModelFit f{m.name, m.description, 0, sample.size(), m.is_case_model};
+    for (auto [row, col] : sample) f.matched += equal(r.type, m.eval(row, col), act.at(row, col), opt.nans_equal);
+    r.models.push_back(f);
+  }
+  std::stable_sort(r.models.begin(), r.models.end(), [](const ModelFit& x, const ModelFit& y) {
+    if (x.is_case_model != y.is_case_model) return x.is_case_model;
+    return x.matched > y.matched;
   });
-  for (size_t b = 0; b < bins.size(); ++b)
-    if (bins[b]) r.histogram.push_back({bin_label(b), bins[b]});
-  if (not_comparable) r.histogram.push_back({r.type.fmt ? "NaN/Inf" : "raw bits", not_comparable});
-  if (r.mismatches == 0) {
-    r.verdict = "IDENTICAL: all " + std::to_string(r.total) + " elements of " + r.expected_name + " match bit for bit" +
-                (opt.nans_equal ? " (NaNs treated as equal)." : ".");
-    return r;
-  }
-  layout_findings(c, act, r);
-  // Alternative models on a sample: the mismatches spread evenly, plus some matching elements.
-  if (opt.analyse_models) {
-    std::vector<std::pair<size_t, size_t>> sample;
-    const size_t take = std::min(bad_sample.size(), budget);
-    for (size_t i = 0; i < take; ++i) sample.push_back(bad_sample[i * bad_sample.size() / take]);
-    // Matching elements at evenly spread positions (a quarter of the budget at most).
-    const size_t want_good = std::min(r.total - r.mismatches, budget / 4);
-    for (size_t j = 0, tries = 0; j < want_good && tries < 4 * want_good; ++tries) {
-      const size_t i = static_cast<size_t>((static_cast<unsigned __int128>(tries) * r.total) / (4 * want_good));
-      const size_t row = i / r.cols, col = i % r.cols;
-      if (equal(r.type, exp.at(row, col), act.at(row, col), opt.nans_equal)) {
-        sample.push_back({row, col});
-        ++j;
-      }
-    }
-    std::vector<AltModel> models = alternative_models(c);
-    for (const AltModel& m : models) {
-      ModelFit f{m.name, m.description, 0, sample.size(), m.is_case_model};
-      for (auto [row, col] : sample) f.matched += equal(r.type, m.eval(row, col), act.at(row, col), opt.nans_equal);
-      r.models.push_back(f);
-    }
-    std::stable_sort(r.models.begin(), r.models.end(), [](const ModelFit& x, const ModelFit& y) {
-      if (x.is_case_model != y.is_case_model) return x.is_case_model;
-      return x.matched > y.matched;
-    });
-  }
-  // The verdict, in words.
+}
+
+// The verdict of a report with mismatches, in words.
+std::string verdict(const CompareReport& r) {
   std::string v = "DIFFERENT: " + std::to_string(r.mismatches) + " of " + std::to_string(r.total) + " elements (" +
                   pct(r.mismatches, r.total) + ") differ. ";
   for (const std::string& f : r.findings)
@@ -447,7 +466,30 @@ CompareReport compare(const Case& c, const Array& act, const CompareOptions& opt
     v += " " + std::string(r.nan_payload == r.mismatches ? "All" : std::to_string(r.nan_payload) + " of the") + " " +
          std::to_string(r.mismatches) + " differences are NaN in both, differing only in payload or sign (e.g. NumPy's "
          "0x7fc00000 against the file's canonical NaN): --nans-equal treats any NaN as equal.";
-  r.verdict = v;
+  return v;
+}
+
+}  // namespace
+
+CompareReport compare(const Case& c, const Array& act, const CompareOptions& opt) {
+  const Array& exp = c.expected;
+  if (!(act.type == exp.type) || act.rows != exp.rows || act.cols != exp.cols)
+    throw GoldenError("the actual output is " + act.type.name + " " + std::to_string(act.rows) + " x " + std::to_string(act.cols) +
+                      ", the expected " + exp.type.name + " " + std::to_string(exp.rows) + " x " + std::to_string(exp.cols));
+  CompareReport r = empty_report(c, opt);
+  const size_t K_ = c.op == OpKind::mma ? static_cast<size_t>(c.mma.K) : 1;
+  const size_t budget = std::max<size_t>(64, std::min(opt.model_sample, (size_t{1} << 22) / K_));
+  Tally t(r, opt, budget);
+  scan(exp, act, r, t);
+  t.finish();
+  if (r.mismatches == 0) {
+    r.verdict = "IDENTICAL: all " + std::to_string(r.total) + " elements of " + r.expected_name + " match bit for bit" +
+                (opt.nans_equal ? " (NaNs treated as equal)." : ".");
+    return r;
+  }
+  layout_findings(c, act, r);
+  if (opt.analyse_models) fit_models(c, act, opt, t, r);
+  r.verdict = verdict(r);
   return r;
 }
 

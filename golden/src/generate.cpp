@@ -257,16 +257,15 @@ std::optional<ScaleDist> parse_scale_dist(std::string_view s) {
   return std::nullopt;
 }
 
-Case generate_mma(const MmaGenRequest& q) {
-  InstrLookup lk = find_instruction(q.arch, q.ptx, q.atype, q.btype, q.dtype, q.stype);
-  if (!lk.entry) throw GoldenError(lk.error);
-  const InstrEntry& e = *lk.entry;
+namespace {
+
+// The instruction, its tile and the problem's shape (checked to tile into the instruction).
+MmaSpec mma_spec(const MmaGenRequest& q, const InstrEntry& e) {
   InstrTile tile = default_tile(e);
   if (q.tile_m) tile.m = q.tile_m;
   if (q.tile_n) tile.n = q.tile_n;
   if (std::string err = check_tile(e, tile); !err.empty()) throw GoldenError("tile: " + err);
-  Case c;
-  MmaSpec& m = c.mma;
+  MmaSpec m;
   m.arch = q.arch;
   m.ptx = e.ptx;
   m.entry = &e;
@@ -280,9 +279,13 @@ Case generate_mma(const MmaGenRequest& q) {
     throw GoldenError("shape " + std::to_string(m.M) + " x " + std::to_string(m.N) + " x " + std::to_string(m.K) +
                       " does not tile into the instruction's " + std::to_string(tile.m) + " x " + std::to_string(tile.n) +
                       " x " + std::to_string(e.K));
-  const size_t M = static_cast<size_t>(m.M), N = static_cast<size_t>(m.N), K = static_cast<size_t>(m.K);
+  return m;
+}
+
+// A, B and C drawn from their distributions, then the planted cancellations.
+void draw_operands(const MmaGenRequest& q, const InstrEntry& e, size_t M, size_t N, size_t K, std::vector<uint64_t>& A,
+                   std::vector<uint64_t>& B, std::vector<uint64_t>& C) {
   const Kind acc{e.dtype == AccType::s32 ? std::nullopt : acc_format(e.dtype)};
-  std::vector<uint64_t> A(M * K), B(K * N), C(M * N);
   // Dist::mixed picks one distribution per row of A and per column of B (from streams of
   // their own, so the pure distributions draw exactly as before).
   {
@@ -315,38 +318,75 @@ Case generate_mma(const MmaGenRequest& q) {
       for (size_t j = 0; j < N; ++j) B[k2 * N + j] = B[k1 * N + j];
     }
   }
+}
+
+// The block scales (scale_A, scale_B) of a block-scaled instruction; zero_blocks also zeroes
+// the elements of some blocks of A and B.
+void draw_scales(const MmaGenRequest& q, const InstrEntry& e, size_t M, size_t N, size_t K, std::vector<uint64_t>& A,
+                 std::vector<uint64_t>& B, Case& c) {
+  const size_t blk = static_cast<size_t>(e.scale_block), nb = K / blk;
+  std::vector<uint64_t> sa(M * nb), sb(N * nb);
+  Rng r = stream(q.seed, "scales");
+  auto fill = [&](std::vector<uint64_t>& s, size_t rows, bool is_a) {
+    for (size_t i = 0; i < rows; ++i)
+      for (size_t b = 0; b < nb; ++b) {
+        ScaleDist d = q.scales;
+        if (d == ScaleDist::mixed) {
+          const ScaleDist pick[] = {ScaleDist::unit, ScaleDist::random, ScaleDist::random, ScaleDist::min,
+                                    ScaleDist::max,  ScaleDist::zero_blocks, ScaleDist::nan};
+          d = pick[r.below(7)];
+        }
+        s[i * nb + b] = scale_code(*e.scale_type, d, r);
+        if (d == ScaleDist::zero_blocks && r.chance(50)) {
+          if (*e.scale_type == Fmt::ue4m3 && r.chance(50)) s[i * nb + b] = 0x00;  // a zero scale
+          for (size_t k = b * blk; k < (b + 1) * blk; ++k) {
+            if (is_a) A[i * K + k] = *zero_code(e.atype, false);
+            else B[k * N + i] = *zero_code(e.btype, false);
+          }
+        }
+      }
+  };
+  fill(sa, M, true);
+  fill(sb, N, false);
+  c.operands["scale_A"] = make_array(elem_type(*e.scale_type), M, nb, sa);
+  c.operands["scale_B"] = make_array(elem_type(*e.scale_type), N, nb, sb);
+}
+
+// The case's default name: architecture, family, shape, types, variant, distributions, seed.
+std::string mma_case_name(const MmaGenRequest& q, const InstrEntry& e, const MmaSpec& m, const std::string& scale_part) {
+  const std::string dists = q.dist_a == q.dist_b && q.dist_b == q.dist_c
+                                ? std::string(to_string(q.dist_a))
+                                : std::string(to_string(q.dist_a)) + "." + std::string(to_string(q.dist_b)) + "." +
+                                      std::string(to_string(q.dist_c));
+  std::string variant;
+  if (e.ptx.find("satfinite") != std::string::npos) variant += "-sat";
+  if (e.ptx.find("cta_group::2") != std::string::npos) variant += "-cg2";
+  if (e.scale_type) variant += "-x" + std::to_string(e.scale_vec) + "-" + std::string(info(*e.scale_type).name);
+  return safe_name(e.arch + "-" + e.family + "-m" + std::to_string(m.M) + "n" + std::to_string(m.N) + "k" +
+                   std::to_string(m.K) + "-" + std::string(info(e.atype).name) + "." + std::string(info(e.btype).name) +
+                   "." + std::string(to_string(e.dtype)) + variant + "-" + dists + scale_part + "-s" +
+                   std::to_string(q.seed));
+}
+
+}  // namespace
+
+Case generate_mma(const MmaGenRequest& q) {
+  InstrLookup lk = find_instruction(q.arch, q.ptx, q.atype, q.btype, q.dtype, q.stype);
+  if (!lk.entry) throw GoldenError(lk.error);
+  const InstrEntry& e = *lk.entry;
+  Case c;
+  c.mma = mma_spec(q, e);
+  const MmaSpec& m = c.mma;
+  const size_t M = static_cast<size_t>(m.M), N = static_cast<size_t>(m.N), K = static_cast<size_t>(m.K);
+  std::vector<uint64_t> A(M * K), B(K * N), C(M * N);
+  draw_operands(q, e, M, N, K, A, B, C);
   nlohmann::json gen = {{"dist_a", std::string(to_string(q.dist_a))},
                         {"dist_b", std::string(to_string(q.dist_b))},
                         {"dist_c", std::string(to_string(q.dist_c))},
                         {"scale", q.scale}};
   std::string scale_part;
   if (e.scale_type) {
-    const size_t blk = static_cast<size_t>(e.scale_block), nb = K / blk;
-    std::vector<uint64_t> sa(M * nb), sb(N * nb);
-    Rng r = stream(q.seed, "scales");
-    auto fill = [&](std::vector<uint64_t>& s, size_t rows, bool is_a) {
-      for (size_t i = 0; i < rows; ++i)
-        for (size_t b = 0; b < nb; ++b) {
-          ScaleDist d = q.scales;
-          if (d == ScaleDist::mixed) {
-            const ScaleDist pick[] = {ScaleDist::unit, ScaleDist::random, ScaleDist::random, ScaleDist::min,
-                                      ScaleDist::max,  ScaleDist::zero_blocks, ScaleDist::nan};
-            d = pick[r.below(7)];
-          }
-          s[i * nb + b] = scale_code(*e.scale_type, d, r);
-          if (d == ScaleDist::zero_blocks && r.chance(50)) {
-            if (*e.scale_type == Fmt::ue4m3 && r.chance(50)) s[i * nb + b] = 0x00;  // a zero scale
-            for (size_t k = b * blk; k < (b + 1) * blk; ++k) {
-              if (is_a) A[i * K + k] = *zero_code(e.atype, false);
-              else B[k * N + i] = *zero_code(e.btype, false);
-            }
-          }
-        }
-    };
-    fill(sa, M, true);
-    fill(sb, N, false);
-    c.operands["scale_A"] = make_array(elem_type(*e.scale_type), M, nb, sa);
-    c.operands["scale_B"] = make_array(elem_type(*e.scale_type), N, nb, sb);
+    draw_scales(q, e, M, N, K, A, B, c);
     gen["scales"] = std::string(to_string(q.scales));
     scale_part = std::string("-") + std::string(to_string(q.scales));
   }
@@ -357,19 +397,7 @@ Case generate_mma(const MmaGenRequest& q) {
   c.expected = make_array(acc_t, M, N, std::vector<uint64_t>(M * N, 0), q.d_col);
   c.expected_name = "D";
   c.op = OpKind::mma;
-  const std::string dists = q.dist_a == q.dist_b && q.dist_b == q.dist_c
-                                ? std::string(to_string(q.dist_a))
-                                : std::string(to_string(q.dist_a)) + "." + std::string(to_string(q.dist_b)) + "." +
-                                      std::string(to_string(q.dist_c));
-  std::string variant;
-  if (e.ptx.find("satfinite") != std::string::npos) variant += "-sat";
-  if (e.ptx.find("cta_group::2") != std::string::npos) variant += "-cg2";
-  if (e.scale_type) variant += "-x" + std::to_string(e.scale_vec) + "-" + std::string(info(*e.scale_type).name);
-  c.name = q.name.empty() ? safe_name(e.arch + "-" + e.family + "-m" + std::to_string(m.M) + "n" + std::to_string(m.N) + "k" +
-                                      std::to_string(m.K) + "-" + std::string(info(e.atype).name) + "." +
-                                      std::string(info(e.btype).name) + "." + std::string(to_string(e.dtype)) + variant +
-                                      "-" + dists + scale_part + "-s" + std::to_string(q.seed))
-                          : q.name;
+  c.name = q.name.empty() ? mma_case_name(q, e, m, scale_part) : q.name;
   const std::vector<uint64_t> D = evaluate(c);
   c.expected = make_array(acc_t, M, N, D, q.d_col);
   c.provenance.source = "tcemu";

@@ -1,7 +1,8 @@
-// Alternative models for compare (models.hpp). The case's own model and the catalog's other
-// datapaths run through the emulator; the rest are written here: a T-FDPA step whose final
-// rounding or C entry can differ from the catalog's (to say "RNE instead of RZ"), and the
-// plain CUDA-core accumulations a hand-written kernel does (f32 FMA, f32 multiply-add, f64).
+// Alternative models for compare (models.hpp). The case's own model, the catalog's other
+// datapaths and the case's datapath with another final rounding or C entry (to say "RNE
+// instead of RZ") are DatapathParams values run through the emulator's mma_params; the rest
+// are written here: the plain CUDA-core accumulations a hand-written kernel does (f32 FMA,
+// f32 multiply-add, f64).
 #include "tcemu_golden/models.hpp"
 
 #include <algorithm>
@@ -108,107 +109,46 @@ struct Shared {
   }
 };
 
-// Final roundings a variant T-FDPA can apply.
-enum class Fin { rz_f32, rne_f32, rz_e8m13, rne_f16, rz_f16 };
-
-uint64_t finish(Fin f, bool neg, uint64_t mag, int exp) {
-  switch (f) {
-    case Fin::rz_f32: return round_to_float(neg, mag, exp, false, Fmt::f32, false);
-    case Fin::rne_f32: return round_to_float(neg, mag, exp, false, Fmt::f32, true);
-    case Fin::rz_e8m13: {
-      const uint64_t r = round_to_float(neg, mag, exp, false, Fmt::f32, false);
-      return r & ~uint64_t{0x3FF};
-    }
-    case Fin::rne_f16: return round_to_float(neg, mag, exp, false, Fmt::f16, true);
-    case Fin::rz_f16: return round_to_float(neg, mag, exp, false, Fmt::f16, false);
-  }
-  return 0;
-}
-
-// One T-FDPA / ST-FDPA step, NUMERICS.md §3.1-3.2, with a chosen final rounding and C entry.
-uint64_t variant_step(const DatapathParams& p, Fin fin, bool c_after, Fmt out, const Operand* a, const Operand* b,
-                      const Operand* sa, const Operand* sb, size_t n, uint64_t c) {
-  bool nan = false;
-  int inf = 0;  // bit 0: +Inf seen, bit 1: -Inf seen
-  const Operand oc = decode_operand(out, c);
-  for (size_t i = 0; i < n; ++i) {
-    const bool zero_a = !a[i].special && a[i].sig == 0, zero_b = !b[i].special && b[i].sig == 0;
-    if (a[i].special == 2 || b[i].special == 2 || (sa && (sa[i].special == 2 || sb[i].special == 2))) nan = true;
-    else if (a[i].special == 1 || b[i].special == 1) {
-      if (zero_a || zero_b) nan = true;
-      else inf |= (a[i].neg ^ b[i].neg) ? 2 : 1;
-    }
-  }
-  if (oc.special == 2) nan = true;
-  if (oc.special == 1) inf |= oc.neg ? 2 : 1;
-  if (nan || inf == 3) return *canonical_nan(out);
-  if (inf) return *inf_code(out, inf == 2);
-  struct Term {
-    uint64_t sig;
-    int low, e;
-    bool neg;
-  };
-  std::vector<Term> t;
-  int emax = INT32_MIN;
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t sig = uint64_t{a[i].sig} * b[i].sig;
-    int low = a[i].low + b[i].low, e = a[i].E + b[i].E;
-    if (sa) {
-      sig *= uint64_t{sa[i].sig} * sb[i].sig;
-      low += sa[i].low + sb[i].low;
-      e += sa[i].E + sb[i].E;
-    }
-    if (sig == 0) e = p.e_zero;
-    emax = std::max(emax, e);
-    t.push_back({sig, low, e, (a[i].neg ^ b[i].neg) != 0});
-  }
-  if (!c_after) {
-    emax = std::max(emax, oc.sig ? int{oc.E} : p.e_zero);
-    t.push_back({oc.sig, oc.low, 0, oc.neg != 0});
-  }
-  const int q = emax - p.F;
-  __int128 S = 0;
-  for (const Term& x : t) {
-    if (!x.sig) continue;
-    const int sh = x.low - q;
-    __int128 v;
-    if (sh >= 0) v = sh > 100 ? 0 : static_cast<__int128>(x.sig) << sh;  // sh > 100 cannot happen: |term| <= 2^(emax+4)
-    else v = -sh >= 64 ? 0 : static_cast<__int128>(x.sig >> -sh);
-    S += x.neg ? -v : v;
-  }
-  const bool neg = S < 0;
-  const unsigned __int128 mag = neg ? static_cast<unsigned __int128>(-S) : static_cast<unsigned __int128>(S);
-  uint64_t r;
-  if (mag >> 63) {  // keep 63 bits; the dropped ones only matter as sticky bits, which RZ ignores
-    int sh = 0;
-    unsigned __int128 m = mag;
-    while (m >> 63) { m >>= 1; ++sh; }
-    r = finish(fin, neg, static_cast<uint64_t>(m), q + sh);
-  } else {
-    r = finish(fin, neg, static_cast<uint64_t>(mag), q);
-  }
-  if (c_after) return f32_add_rne(static_cast<uint32_t>(r), static_cast<uint32_t>(c));
-  return r;
-}
-
-std::string fin_name(Fin f) {
-  switch (f) {
-    case Fin::rz_f32: return "RZ to f32";
-    case Fin::rne_f32: return "RNE to f32";
-    case Fin::rz_e8m13: return "RZ to e8m13";
-    case Fin::rne_f16: return "RNE to f16";
-    case Fin::rz_f16: return "RZ to f16";
+// How a rounding reads in a model's name.
+std::string rounding_name(OutputRounding r) {
+  switch (r) {
+    case OutputRounding::rz_f32: return "RZ to f32";
+    case OutputRounding::rne_f32: return "RNE to f32";
+    case OutputRounding::rz_e8m13: return "RZ to e8m13";
+    case OutputRounding::rne_f16: return "RNE to f16";
+    case OutputRounding::rz_f16: return "RZ to f16";
   }
   return "?";
 }
 
-Fin fin_of(OutputRounding r) {
-  switch (r) {
-    case OutputRounding::rz_f32: return Fin::rz_f32;
-    case OutputRounding::rne_f16: return Fin::rne_f16;
-    case OutputRounding::rz_e8m13: return Fin::rz_e8m13;
+// The case's datapath with another final rounding, or with C entering the other way (fused
+// into the sum, or added after by an f32 add rounding to nearest even): DatapathParams values,
+// run through mma_params like every other model.
+struct Variant {
+  std::string name;
+  DatapathParams p;
+};
+
+std::vector<Variant> datapath_variants(const DatapathParams& base, Fmt out) {
+  std::vector<Variant> vs;
+  if (base.kind != DatapathKind::t_fdpa && base.kind != DatapathKind::st_fdpa) return vs;
+  if (out == Fmt::f32) {
+    for (OutputRounding r : {OutputRounding::rz_f32, OutputRounding::rne_f32, OutputRounding::rz_e8m13}) {
+      if (r == base.rounding) continue;
+      DatapathParams p = base;
+      p.rounding = r;
+      vs.push_back({"the case's datapath with " + rounding_name(r) + " instead of " + rounding_name(base.rounding), p});
+    }
+    DatapathParams p = base;
+    const bool c_after = base.c_entry != CEntry::fused;
+    p.c_entry = c_after ? CEntry::fused : CEntry::rne_f32_after;
+    vs.push_back({std::string("the case's datapath with C ") + (c_after ? "fused into the sum" : "added after by an f32 RNE add"), p});
+  } else {
+    DatapathParams p = base;
+    p.rounding = OutputRounding::rz_f16;
+    vs.push_back({"the case's datapath with " + rounding_name(p.rounding) + " instead of " + rounding_name(base.rounding), p});
   }
-  return Fin::rz_f32;
+  return vs;
 }
 
 void mma_models(const Case& c, std::vector<AltModel>& out) {
@@ -248,51 +188,10 @@ void mma_models(const Case& c, std::vector<AltModel>& out) {
                    [sh, p, ik, opt](size_t m, size_t n) { return sh->run(p, ik, opt, sh->gather(m, n)); }});
   }
   // The same datapath with another final rounding or C entry.
-  if (e.params.kind == DatapathKind::t_fdpa || e.params.kind == DatapathKind::st_fdpa) {
-    const Fin base = fin_of(e.params.rounding);
-    std::vector<std::pair<Fin, bool>> vs;
-    const bool c_after = e.params.c_entry == CEntry::rne_f32_after;
-    if (sh->out == Fmt::f32) {
-      for (Fin f : {Fin::rz_f32, Fin::rne_f32, Fin::rz_e8m13})
-        if (f != base) vs.push_back({f, c_after});
-      vs.push_back({base, !c_after});
-    } else {
-      vs.push_back({Fin::rz_f16, false});
-    }
-    const bool neg_a = opt.negate_a, neg_b = opt.negate_b;
-    for (const auto& variant : vs) {
-      const auto f = variant.first;  // not a structured binding: clang 14 (the fuzz build) cannot capture one
-      const bool ca = variant.second;
-      const DatapathParams p = e.params;
-      std::string name = "the case's datapath with " + fin_name(f) + (f == base ? "" : " instead of " + fin_name(base));
-      if (ca != c_after) name = std::string("the case's datapath with C ") + (ca ? "added after by an f32 RNE add" : "fused into the sum");
-      out.push_back({name, "T-FDPA L=" + std::to_string(p.L) + " F=" + std::to_string(p.F) + ", " + fin_name(f) +
-                               (ca ? ", C added after" : ", C fused"),
-                     false, [sh, p, f, ca, neg_a, neg_b](size_t m, size_t n) {
-                       const Element el = sh->gather(m, n);
-                       const Fmt fa = sh->e->atype, fb = sh->e->btype;
-                       std::vector<Operand> A(sh->K), B(sh->K), SA, SB;
-                       for (size_t k = 0; k < sh->K; ++k) {
-                         A[k] = decode_operand(fa, el.a[k]);
-                         B[k] = decode_operand(fb, el.b[k]);
-                         if (neg_a) A[k].neg ^= 1;
-                         if (neg_b) B[k].neg ^= 1;
-                         if (sh->e->scale_type) {
-                           const size_t j = k / static_cast<size_t>(sh->e->scale_block);
-                           SA.push_back(decode_operand(*sh->e->scale_type, el.sa[j]));
-                           SB.push_back(decode_operand(*sh->e->scale_type, el.sb[j]));
-                         }
-                       }
-                       uint64_t d = sh->c->mma.options.scale_d ? el.c : 0;
-                       const size_t L = std::min(static_cast<size_t>(p.L), static_cast<size_t>(sh->e->K));
-                       for (size_t k = 0; k < sh->K; k += L) {
-                         const size_t len = std::min(L, sh->K - k);
-                         d = variant_step(p, f, ca, sh->out, &A[k], &B[k], SA.empty() ? nullptr : &SA[k],
-                                          SB.empty() ? nullptr : &SB[k], len, d);
-                       }
-                       return d;
-                     }});
-    }
+  for (const Variant& v : datapath_variants(e.params, sh->out)) {
+    const DatapathParams p = v.p;
+    out.push_back({v.name, describe(p), false,
+                   [sh, p, opt](size_t m, size_t n) { return sh->run(p, sh->e->K, opt, sh->gather(m, n)); }});
   }
   if (e.dtype == AccType::f32 && opt.promote_every == 0 && sh->K > 4 * static_cast<size_t>(e.K)) {
     MmaOptions o = opt;

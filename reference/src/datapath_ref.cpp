@@ -1,47 +1,23 @@
-// Reference datapath models, exact rationals, written from NUMERICS.md §1 and §3.
+// Reference datapath models, exact rationals, written from NUMERICS.md §1 and §3. Codes are
+// read by exact.cpp's decoder from its format table, and rounded by convert_ref.cpp's
+// conversion (one of each in reference/).
 #include "tcemu_ref/datapath_ref.hpp"
+
+#include "tcemu_ref/convert_ref.hpp"
+#include "tcemu_ref/exact.hpp"
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <utility>
 #include <stdexcept>
 #include <vector>
 
 namespace tcemu::ref {
 
 namespace {
-
-// Field layout of each format, from the NUMERICS §1 table (kept here so that the reference
-// does not depend on the emulator's descriptors).
-struct Layout {
-  int width, exp_bits, man_bits, bias, low_ignored;
-  enum Spec { ieee, fn, ue8m0, none, integer } spec;
-  bool is_signed;
-};
-
-Layout layout(Fmt f) {
-  switch (f) {
-    case Fmt::f64: return {64, 11, 52, 1023, 0, Layout::ieee, true};
-    case Fmt::f32: return {32, 8, 23, 127, 0, Layout::ieee, true};
-    case Fmt::tf32: return {32, 8, 10, 127, 13, Layout::ieee, true};
-    case Fmt::f16: return {16, 5, 10, 15, 0, Layout::ieee, true};
-    case Fmt::bf16: return {16, 8, 7, 127, 0, Layout::ieee, true};
-    case Fmt::e4m3: return {8, 4, 3, 7, 0, Layout::fn, true};
-    case Fmt::e5m2: return {8, 5, 2, 15, 0, Layout::ieee, true};
-    case Fmt::e3m2: return {6, 3, 2, 3, 0, Layout::none, true};
-    case Fmt::e2m3: return {6, 2, 3, 1, 0, Layout::none, true};
-    case Fmt::e2m1: return {4, 2, 1, 1, 0, Layout::none, true};
-    case Fmt::ue8m0: return {8, 8, 0, 127, 0, Layout::ue8m0, false};
-    case Fmt::ue4m3: return {7, 4, 3, 7, 0, Layout::fn, false};
-    case Fmt::s8: return {8, 0, 0, 0, 0, Layout::integer, true};
-    case Fmt::u8: return {8, 0, 0, 0, 0, Layout::integer, false};
-    case Fmt::s4: return {4, 0, 0, 0, 0, Layout::integer, true};
-    case Fmt::u4: return {4, 0, 0, 0, 0, Layout::integer, false};
-  }
-  throw std::invalid_argument("unknown format");
-}
 
 Rational pow2_uncached(int e) {
   Integer one = 1;
@@ -65,11 +41,7 @@ const Rational& pow2(int e) {
 }
 
 // emin of §3.1: the exponent at which subnormals are read (the smallest normal binade).
-int emin_of(Fmt f) {
-  const Layout l = layout(f);
-  if (l.spec == Layout::ue8m0) return -127;
-  return 1 - l.bias;
-}
+int emin_of(Fmt f) { return params(f).emin(); }
 
 
 Integer trunc0(const Rational& x) {  // toward zero (cpp_int division truncates)
@@ -112,6 +84,8 @@ uint64_t rho(OutputRounding r, const Rational& x) {
   switch (r) {
     case OutputRounding::rz_f32: return round_to(x, Fmt::f32, Round::rz);
     case OutputRounding::rne_f16: return round_to(x, Fmt::f16, Round::rn);
+    case OutputRounding::rne_f32: return round_to(x, Fmt::f32, Round::rn);
+    case OutputRounding::rz_f16: return round_to(x, Fmt::f16, Round::rz);
     case OutputRounding::rz_e8m13: {
       // e8m13: 13 fraction bits, f32's exponent range, truncation: the f32 grid coarsened by
       // 2^10 (also below 2^-126, where the grid is 2^-139).
@@ -170,82 +144,179 @@ int floor_log2(const Rational& x) {
   return k;
 }
 
+// The one decoder of the reference (exact.cpp's exact_value, from the format table there) as
+// a signed rational. Bits above the format's width are ignored (ue4m3: bit 7), as are tf32's
+// low 13 container bits.
 ExactValue value_of(Fmt f, uint64_t code) {
-  const Layout l = layout(f);
-  const uint64_t mask = l.width >= 64 ? ~uint64_t{0} : (uint64_t{1} << l.width) - 1;
-  code &= mask;
-  code &= ~((uint64_t{1} << l.low_ignored) - 1);
+  const Exact x = exact_value(f, code & params(f).code_mask());
   ExactValue r;
-  if (l.spec == Layout::integer) {
-    long long v = static_cast<long long>(code);
-    if (l.is_signed && (code >> (l.width - 1))) v -= (1LL << l.width);
-    r.v = Rational(v);
-    r.neg = v < 0;
-    return r;
-  }
-  const int sign_shift = l.width - 1;
-  const bool neg = l.is_signed && ((code >> sign_shift) & 1);
-  const uint64_t man = (code >> l.low_ignored) & ((uint64_t{1} << l.man_bits) - 1);
-  const uint64_t eb = (code >> (l.low_ignored + l.man_bits)) & ((uint64_t{1} << l.exp_bits) - 1);
-  const uint64_t eall = (uint64_t{1} << l.exp_bits) - 1, mall = (uint64_t{1} << l.man_bits) - 1;
-  r.neg = neg;
-  if (l.spec == Layout::ieee && eb == eall) {
-    r.kind = man ? ExactValue::nan : ExactValue::inf;
-    return r;
-  }
-  if (l.spec == Layout::fn && eb == eall && man == mall) {
+  r.neg = x.sign;
+  if (x.kind == Exact::nan) {
     r.kind = ExactValue::nan;
     return r;
   }
-  if (l.spec == Layout::ue8m0) {
-    if (eb == eall) {
-      r.kind = ExactValue::nan;
-      return r;
-    }
-    r.v = pow2(static_cast<int>(eb) - 127);
+  if (x.kind == Exact::inf) {
+    r.kind = ExactValue::inf;
     return r;
   }
-  Rational mag;
-  if (eb == 0) mag = Rational(Integer(man)) * pow2(1 - l.bias - l.man_bits);
-  else mag = Rational(Integer(man + (uint64_t{1} << l.man_bits))) * pow2(static_cast<int>(eb) - l.bias - l.man_bits);
-  r.v = neg ? Rational(-mag) : mag;
+  const Rational mag = Rational(Integer(x.mant)) * pow2(x.exp);
+  r.v = x.sign ? Rational(-mag) : mag;
   return r;
 }
 
+// The datapath's rounding of an exact value is the conversion's (convert_ref.cpp, the one
+// exact rounding of reference/), with one difference: the tensor cores give Inf for a finite
+// value beyond the range under RZ too (NUMERICS §3.1), where a conversion toward zero gives
+// MAX. An exact zero is +0 unless neg_zero.
 uint64_t round_to(const Rational& x, Fmt to, Round mode, bool neg_zero) {
-  const Layout l = layout(to);
-  if (l.spec != Layout::ieee || (to != Fmt::f32 && to != Fmt::f16))
-    throw std::invalid_argument("reference round_to supports f32 and f16");
-  const uint64_t sign = uint64_t{1} << (l.width - 1);
-  if (x == 0) return neg_zero ? sign : 0;
-  const bool neg = x < 0;
-  const Rational ax = abs(x);
-  const int emin = 1 - l.bias, emax = (1 << l.exp_bits) - 2 - l.bias;
-  const int e = floor_log2(ax);
-  const int lsb = std::max(e, emin) - l.man_bits;
-  const Rational m = ax / pow2(lsb);
-  Integer t = trunc0(m);
-  if (mode == Round::rn) {
-    const Rational frac = m - Rational(t);
-    const Rational half(1, 2);
-    if (frac > half || (frac == half && (t & 1) != 0)) t += 1;
-  } else if (mode != Round::rz) {
-    throw std::invalid_argument("reference round_to supports rn and rz");
-  }
-  const Rational v = Rational(t) * pow2(lsb);
-  const uint64_t s = neg ? sign : 0;
-  if (v == 0) return s;
-  const int ev = floor_log2(v);
-  if (ev > emax) return s | ref_inf_code(to, false);
-  uint64_t code;
-  if (ev < emin) {
-    code = static_cast<uint64_t>(t);  // subnormal: multiples of 2^(emin - man)
-  } else {
-    const Integer sig = Integer(numerator(Rational(v / pow2(ev - l.man_bits))));
-    code = (static_cast<uint64_t>(ev + l.bias) << l.man_bits) | (static_cast<uint64_t>(sig) - (uint64_t{1} << l.man_bits));
-  }
-  return s | code;
+  if (to != Fmt::f32 && to != Fmt::f16) throw std::invalid_argument("reference round_to supports f32 and f16");
+  if (mode != Round::rn && mode != Round::rz) throw std::invalid_argument("reference round_to supports rn and rz");
+  const FormatParams& l = params(to);
+  if (x == 0) return neg_zero ? l.sign_bit() : 0;
+  if (mode == Round::rz && floor_log2(abs(x)) > l.emax()) return (x < 0 ? l.sign_bit() : 0) | ref_inf_code(to, false);
+  ConvertOptions opt;
+  opt.round = mode;
+  return convert_rational(x, to, opt).code;
 }
+
+namespace {
+
+// The stages of one step, as docs/datapath.md §1 lists them (the same stages as
+// emulator/src/dp_primitives.hpp, written here from the definitions with exact values).
+
+// Integer kind: the exact sum of the products and C, clamped (.satfinite) or wrapped to int32.
+uint64_t integer_step(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint64_t> a, std::span<const uint64_t> b,
+                      uint64_t c) {
+  Integer S = Integer(static_cast<int32_t>(static_cast<uint32_t>(c)));
+  for (size_t i = 0; i < a.size(); ++i) S += numerator(value_of(fa, a[i]).v * value_of(fb, b[i]).v);
+  const Integer lo = Integer(INT32_MIN), hi = Integer(INT32_MAX);
+  if (p.satfinite) {
+    if (S < lo) S = lo;
+    if (S > hi) S = hi;
+  }
+  // Wrap: the residue modulo 2^32 as an unsigned code.
+  Integer m = S % (Integer(1) << 32);
+  if (m < 0) m += (Integer(1) << 32);
+  return static_cast<uint64_t>(m);
+}
+
+// Stage 0, decode: every term's factors (a, b, and the scales of its block) and C.
+struct StepValues {
+  std::vector<std::vector<ExactValue>> terms;  // factors of each term: a, b[, sA, sB]
+  std::vector<ExactValue> sA, sB;              // the scales of each element (scaled kinds)
+  ExactValue c;
+};
+
+StepValues decode_step(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint64_t> a, std::span<const uint64_t> b,
+                       uint64_t c, const BlockScales* scales) {
+  const size_t n = a.size();
+  const bool scaled = p.kind == DatapathKind::st_fdpa || p.kind == DatapathKind::gst_fdpa;
+  StepValues v;
+  v.c = value_of(output_format(p.rounding), c);
+  v.sA.resize(n);
+  v.sB.resize(n);
+  v.terms.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    v.terms[i] = {value_of(fa, a[i]), value_of(fb, b[i])};
+    if (scaled) {
+      size_t idx = i / static_cast<size_t>(scales->block);
+      if (p.kind == DatapathKind::gst_fdpa)  // the group's first element picks the block
+        idx = (i / static_cast<size_t>(p.group)) * static_cast<size_t>(p.group) / static_cast<size_t>(scales->block);
+      v.sA[i] = value_of(scales->fmt, scales->a[idx]);
+      v.sB[i] = value_of(scales->fmt, scales->b[idx]);
+      v.terms[i].push_back(v.sA[i]);
+      v.terms[i].push_back(v.sB[i]);
+    }
+  }
+  return v;
+}
+
+// A term to align: its exact value (dyadic m * 2^e: every operand is a binary float, so no
+// rational normalisation is needed) and its exponent e_i.
+using Term = std::pair<Dy, int>;
+
+// Stage 2a, T-FDPA / ST-FDPA terms: p_i = a_i b_i (sA sB), e_i = E(a_i)+E(b_i) (+E(sA)+E(sB)),
+// e_zero for a zero product; missing terms (a step shorter than L) are one zero product.
+std::vector<Term> product_terms(const DatapathParams& p, Fmt fa, Fmt fb, const StepValues& v, const BlockScales* scales) {
+  const size_t n = v.terms.size();
+  const bool scaled = p.kind == DatapathKind::st_fdpa;
+  std::vector<Term> t;
+  for (size_t i = 0; i < n; ++i) {
+    const Dy x = to_dy(v.terms[i][0].v), y = to_dy(v.terms[i][1].v);
+    Dy prod = mul(x, y);
+    // widen_to_f16: the operands are read as the f16 values they equal (f16's emin).
+    const Fmt ea = p.widen_to_f16 ? Fmt::f16 : fa, eb = p.widen_to_f16 ? Fmt::f16 : fb;
+    int e = prod.m == 0 ? p.e_zero : E_dy(x, ea) + E_dy(y, eb);
+    if (scaled) {
+      const Dy sa = to_dy(v.sA[i].v), sb = to_dy(v.sB[i].v);
+      prod = mul(prod, mul(sa, sb));
+      e = prod.m == 0 ? p.e_zero : e + E_dy(sa, scales->fmt) + E_dy(sb, scales->fmt);
+    }
+    t.push_back({prod, e});
+  }
+  if (n < static_cast<size_t>(p.L)) t.push_back({Dy{}, p.e_zero});
+  return t;
+}
+
+// Stage 2a, GST-FDPA terms: each group of `group` products summed exactly, times its scales;
+// exponent E(sA_g)+E(sB_g), or e_zero when all its products or its scale product are zero
+// (a group that cancels to 0 keeps its exponent); groups past the step's end are zero.
+std::vector<Term> group_terms(const DatapathParams& p, const StepValues& v, const BlockScales* scales) {
+  const size_t n = v.terms.size();
+  const size_t G = static_cast<size_t>(p.group);
+  const size_t ngroups = static_cast<size_t>(p.L) / G;
+  std::vector<Term> t;
+  for (size_t g = 0; g < ngroups; ++g) {
+    if (g * G >= n) {
+      t.push_back({Dy{}, p.e_zero});
+      continue;
+    }
+    Dy sum;  // the group's products summed exactly
+    bool any = false;
+    for (size_t i = g * G; i < std::min(n, (g + 1) * G); ++i) {
+      const Dy prod = mul(to_dy(v.terms[i][0].v), to_dy(v.terms[i][1].v));
+      if (prod.m != 0) any = true;
+      sum = add(sum, prod);
+    }
+    const Dy sa = to_dy(v.sA[g * G].v), sb = to_dy(v.sB[g * G].v);
+    const Dy scale = mul(sa, sb);
+    const int e = (!any || scale.m == 0) ? p.e_zero : E_dy(sa, scales->fmt) + E_dy(sb, scales->fmt);
+    t.push_back({mul(sum, scale), e});
+  }
+  return t;
+}
+
+// Stage 2b, align and sum: q = max(e_i) - F, S = sum trunc0(t_i / 2^q) (exact integer).
+Integer align_and_sum(const DatapathParams& p, const std::vector<Term>& terms, int& q) {
+  int emax = INT_MIN;
+  for (const Term& t : terms) emax = std::max(emax, t.second);
+  q = emax - p.F;
+  Integer S = 0;
+  for (const Term& t : terms) S += trunc_dy(t.first, q);
+  return S;
+}
+
+// Stage 3, round: d = rho(S * 2^q); with positive_zero a sum that rounds to zero is +0
+// whatever its sign.
+uint64_t round_step(const DatapathParams& p, const Integer& S, int q) {
+  const Fmt out = output_format(p.rounding);
+  uint64_t d = rho(p.rounding, Rational(S) * pow2(q));
+  if (p.positive_zero && (d == 0x8000u && out == Fmt::f16)) d = 0;
+  if (p.positive_zero && (d == 0x80000000u && out == Fmt::f32)) d = 0;
+  return d;
+}
+
+// Stage 4, C added after: an IEEE f32 addition rounding to nearest even (C finite here:
+// specials were handled before).
+uint64_t add_c_after(uint64_t d, const ExactValue& c) {
+  const ExactValue pv = value_of(Fmt::f32, d);
+  if (pv.kind == ExactValue::inf) return d;
+  const Rational sum = pv.v + c.v;
+  const bool both_neg_zero = sum == 0 && pv.neg && c.neg && pv.v == 0 && c.v == 0;
+  return round_to(sum, Fmt::f32, Round::rn, both_neg_zero);
+}
+
+}  // namespace
 
 uint64_t fdpa_step(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint64_t> a, std::span<const uint64_t> b,
                    uint64_t c, const BlockScales* scales) {
@@ -253,102 +324,21 @@ uint64_t fdpa_step(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint
   if (b.size() != n || n > static_cast<size_t>(p.L)) throw std::invalid_argument("bad step length");
   const bool scaled = p.kind == DatapathKind::st_fdpa || p.kind == DatapathKind::gst_fdpa;
   if (scaled && !scales) throw std::invalid_argument("scales required");
+  if (p.kind == DatapathKind::integer) return integer_step(p, fa, fb, a, b, c);
 
-  if (p.kind == DatapathKind::integer) {
-    Integer S = Integer(static_cast<int32_t>(static_cast<uint32_t>(c)));
-    for (size_t i = 0; i < n; ++i) S += numerator(value_of(fa, a[i]).v * value_of(fb, b[i]).v);
-    const Integer lo = Integer(INT32_MIN), hi = Integer(INT32_MAX);
-    if (p.satfinite) {
-      if (S < lo) S = lo;
-      if (S > hi) S = hi;
-    }
-    // Wrap: the residue modulo 2^32 as an unsigned code.
-    Integer m = S % (Integer(1) << 32);
-    if (m < 0) m += (Integer(1) << 32);
-    return static_cast<uint64_t>(m);
-  }
-
-  const Fmt out = output_format(p.rounding);
-  const ExactValue cv = value_of(out, c);
-  // Factors of each term, and the scale of each element.
-  std::vector<ExactValue> sA(n), sB(n);
-  std::vector<std::vector<ExactValue>> terms(n);
-  for (size_t i = 0; i < n; ++i) {
-    terms[i] = {value_of(fa, a[i]), value_of(fb, b[i])};
-    if (scaled) {
-      size_t idx = i / static_cast<size_t>(scales->block);
-      if (p.kind == DatapathKind::gst_fdpa)  // the group's first element picks the block
-        idx = (i / static_cast<size_t>(p.group)) * static_cast<size_t>(p.group) / static_cast<size_t>(scales->block);
-      sA[i] = value_of(scales->fmt, scales->a[idx]);
-      sB[i] = value_of(scales->fmt, scales->b[idx]);
-      terms[i].push_back(sA[i]);
-      terms[i].push_back(sB[i]);
-    }
-  }
-  if (Special s = specials(out, terms, cv); s.any) return s.code;
-
-  // The list of (value, exponent) terms that are aligned and truncated. Values are dyadic
-  // (m * 2^e, exact): every operand is a binary float, so no rational normalisation is needed.
-  std::vector<std::pair<Dy, int>> aligned;
-  const bool padded = n < static_cast<size_t>(p.L);  // missing terms are zero products
-  if (p.kind == DatapathKind::gst_fdpa) {
-    const size_t G = static_cast<size_t>(p.group);
-    const size_t ngroups = static_cast<size_t>(p.L) / G;
-    for (size_t g = 0; g < ngroups; ++g) {
-      if (g * G >= n) {
-        aligned.push_back({Dy{}, p.e_zero});
-        continue;
-      }
-      Dy sum;  // the group's products summed exactly
-      bool any = false;
-      for (size_t i = g * G; i < std::min(n, (g + 1) * G); ++i) {
-        const Dy prod = mul(to_dy(terms[i][0].v), to_dy(terms[i][1].v));
-        if (prod.m != 0) any = true;
-        sum = add(sum, prod);
-      }
-      const Dy sa = to_dy(sA[g * G].v), sb = to_dy(sB[g * G].v);
-      const Dy scale = mul(sa, sb);
-      const int e = (!any || scale.m == 0) ? p.e_zero : E_dy(sa, scales->fmt) + E_dy(sb, scales->fmt);
-      aligned.push_back({mul(sum, scale), e});
-    }
-  } else {
-    for (size_t i = 0; i < n; ++i) {
-      const Dy x = to_dy(terms[i][0].v), y = to_dy(terms[i][1].v);
-      Dy prod = mul(x, y);
-      // widen_to_f16: the operands are read as the f16 values they equal (f16's emin).
-      const Fmt ea = p.widen_to_f16 ? Fmt::f16 : fa, eb = p.widen_to_f16 ? Fmt::f16 : fb;
-      int e = prod.m == 0 ? p.e_zero : E_dy(x, ea) + E_dy(y, eb);
-      if (scaled) {
-        const Dy sa = to_dy(sA[i].v), sb = to_dy(sB[i].v);
-        prod = mul(prod, mul(sa, sb));
-        e = prod.m == 0 ? p.e_zero : e + E_dy(sa, scales->fmt) + E_dy(sb, scales->fmt);
-      }
-      aligned.push_back({prod, e});
-    }
-    if (padded) aligned.push_back({Dy{}, p.e_zero});
-  }
+  const StepValues v = decode_step(p, fa, fb, a, b, c, scales);                   // 0. decode
+  if (Special s = specials(output_format(p.rounding), v.terms, v.c); s.any) return s.code;  // 1. specials
+  std::vector<Term> terms = p.kind == DatapathKind::gst_fdpa ? group_terms(p, v, scales)  // 2. terms
+                                                             : product_terms(p, fa, fb, v, scales);
   const bool c_fused = p.c_entry != CEntry::rne_f32_after || p.kind == DatapathKind::gst_fdpa;
   if (c_fused) {
-    const Dy cd = to_dy(cv.v);
-    aligned.push_back({cd, cd.m == 0 ? p.e_zero : E_dy(cd, out)});
+    const Dy cd = to_dy(v.c.v);
+    terms.push_back({cd, cd.m == 0 ? p.e_zero : E_dy(cd, output_format(p.rounding))});
   }
-
-  int emax = INT_MIN;
-  for (const auto& t : aligned) emax = std::max(emax, t.second);
-  const int q = emax - p.F;
-  Integer S = 0;
-  for (const auto& t : aligned) S += trunc_dy(t.first, q);
-  uint64_t d = rho(p.rounding, Rational(S) * pow2(q));
-  // positive_zero: a sum that rounds to zero is +0 whatever its sign.
-  if (p.positive_zero && (d == 0x8000u && out == Fmt::f16)) d = 0;
-  if (p.positive_zero && (d == 0x80000000u && out == Fmt::f32)) d = 0;
-  if (c_fused) return d;
-  // C added afterwards by an IEEE f32 addition, round to nearest even.
-  const ExactValue pv = value_of(Fmt::f32, d);
-  if (pv.kind == ExactValue::inf) return d;  // c is finite here (specials handled above)
-  const Rational sum = pv.v + cv.v;
-  const bool both_neg_zero = sum == 0 && pv.neg && cv.neg && pv.v == 0 && cv.v == 0;
-  return round_to(sum, Fmt::f32, Round::rn, both_neg_zero);
+  int q = 0;
+  const Integer S = align_and_sum(p, terms, q);                                   //    align, sum
+  const uint64_t d = round_step(p, S, q);                                         // 3. round
+  return c_fused ? d : add_c_after(d, v.c);                                       // 4. C after
 }
 
 namespace {
@@ -465,8 +455,8 @@ uint64_t correctly_rounded(const ExactValue& x, Fmt to, Round mode) {
 double ulp_error(Fmt out, uint64_t d, const Rational& exact) {
   const ExactValue dv = value_of(out, d);
   if (dv.kind != ExactValue::finite) return std::numeric_limits<double>::infinity();
-  const Layout l = layout(out);
-  const int emin = 1 - l.bias;
+  const FormatParams& l = params(out);
+  const int emin = l.emin();
   const int e = exact == 0 ? emin : std::max(floor_log2(abs(exact)), emin);
   const Rational err = abs(dv.v - exact) / pow2(e - l.man_bits);
   return static_cast<double>(err);

@@ -9,7 +9,9 @@ compiled only for the architectures where it exists) and gen/wgmma_part<i>.cu (t
 kernels, sm_90a only, split into WGMMA_PARTS translation units that build in parallel; each
 instruction in four imm-scale-a/b variants where the type has them) with gen/wgmma_parts.inc
 (the launcher lookup). Rerun it when the catalog gains mma.sync, wmma or wgmma entries; the
-output is committed so that a build needs neither Python nor a built `tcemu`.
+output is committed so that a build needs neither Python nor a built `tcemu`; the test
+gpu_gen_tables_check (tests/gpu/gen_tables_check.sh) regenerates it and fails while the
+committed files differ.
 
 Operand register counts follow the PTX ISA fragment tables (9.7.14.5.x, 9.7.15.5.1.1); the
 same numbers come out of tools/gpu/fragment_layout.hpp (tested in tests/gpu). wmma fragments

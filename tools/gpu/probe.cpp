@@ -372,6 +372,8 @@ std::string catalog_rounding(const InstrEntry& e) {
     case tcemu::OutputRounding::rz_f32: return "rz_f32";
     case tcemu::OutputRounding::rne_f16: return "rne_f16";
     case tcemu::OutputRounding::rz_e8m13: return "rz_e8m13";
+    case tcemu::OutputRounding::rne_f32: return "rne_f32";  // compare's alternatives only
+    case tcemu::OutputRounding::rz_f16: return "rz_f16";
   }
   return "?";
 }

@@ -16,39 +16,18 @@
 #include <string_view>
 #include <vector>
 
+#include "tcemu/datapath_types.hpp"
 #include "tcemu/format.hpp"
 
 namespace tcemu {
 
-// rho: the one rounding applied to the fused sum S * 2^q (NUMERICS §3.1).
-enum class OutputRounding : uint8_t {
-  rz_f32,    // toward zero to f32 (FP32-output tensor cores)
-  rne_f16,   // to nearest even to f16 (FP16-output)
-  rz_e8m13,  // toward zero to f32, then the low 10 fraction bits cleared (Hopper/Ada FP8)
-};
 std::string_view to_string(OutputRounding r);
 std::optional<OutputRounding> parse_output_rounding(std::string_view s);
-// The format of C and D for a rounding: f32 for rz_f32 and rz_e8m13, f16 for rne_f16.
-constexpr Fmt output_format(OutputRounding r) { return r == OutputRounding::rne_f16 ? Fmt::f16 : Fmt::f32; }
-
-// Where the accumulator C enters.
-enum class CEntry : uint8_t {
-  fused,          // C is one more term of the truncated fused sum (T-FDPA as published)
-  rne_f32_after,  // the products alone are summed and rounded (rho), then C is added by an
-                  // f32 add rounding to nearest even (sm_100 mma.sync FP8, NUMERICS §3.3)
-  rne_after_instruction,  // an instruction's steps chain from +0 (each step's C is the previous
-                          // step's rounded result), then the accumulator is added by one IEEE
-                          // add rounding to nearest even in the output format, f32 or f16
-                          // (Hopper mma.sync FP8, measured on H200: docs/hw-h200.md)
-};
+// The format of C and D for a rounding: f16 for rne_f16 and rz_f16, f32 for the others.
+constexpr Fmt output_format(OutputRounding r) {
+  return r == OutputRounding::rne_f16 || r == OutputRounding::rz_f16 ? Fmt::f16 : Fmt::f32;
+}
 std::string_view to_string(CEntry c);
-
-enum class DatapathKind : uint8_t {
-  t_fdpa,    // §3.1
-  st_fdpa,   // §3.2: one scale pair per term, scale exponents in the product exponent
-  gst_fdpa,  // §3.2: exact sums of `group` products, then scaled terms aligned with F
-  integer,   // exact int32 sum of integer products, wrap or satfinite
-};
 std::string_view to_string(DatapathKind k);
 
 struct DatapathParams {
@@ -110,14 +89,7 @@ std::vector<size_t> instruction_k_order(const DatapathParams& p, size_t instr_k)
 
 // ---- Decoded-operand API (the fast path used by mma.cpp) ------------------------------
 
-// An operand decoded once: value = (-1)^neg * sig * 2^low; E = max(floor(log2|x|), emin).
-struct Operand {
-  uint32_t sig = 0;   // 0 for a zero
-  int16_t low = 0;    // weight of sig's lowest bit
-  int16_t E = 0;      // exponent used for alignment (meaningless for a zero)
-  uint8_t neg = 0;
-  uint8_t special = 0;  // 0 finite, 1 Inf, 2 NaN
-};
+// Operand (datapath_types.hpp): an operand decoded once.
 Operand decode_operand(Fmt f, uint64_t code);
 // The same value as an f16 operand (its alignment exponent E read with f16's emin); for
 // DatapathParams::widen_to_f16.
@@ -134,6 +106,9 @@ uint64_t gst_step_decoded(const DatapathParams& p, const Operand* a, const Opera
 uint64_t int_step_decoded(const DatapathParams& p, const Operand* a, const Operand* b, size_t n, uint64_t c);
 
 // ---- Roundings shared by the models -----------------------------------------------------
+// Library entry points to the primitives of emulator/src/dp_primitives.hpp (round_out,
+// round_output, add_rne_f32, add_rne_f16), which the step functions and the fast kernels call
+// directly.
 
 // Rounds the exact value (-1)^neg * mag * 2^exp (plus a sticky "something below") to f32 or
 // f16, toward zero or to nearest even. Overflow gives Inf in both modes (the tensor cores

@@ -1,0 +1,269 @@
+// The T-FDPA / ST-FDPA kernel of the fast whole-matrix path (the plan is in mma_fast.cpp's
+// opening comment): operands as E / signed-significand arrays with the scales folded in, an
+// emax pass and a sum pass per step over kNB columns, then per D element the C term, the
+// rounding (dp::round_sum) and C added after, as fdpa_step_decoded does.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <vector>
+
+#include "mma_fast_kernels.hpp"
+
+namespace tcemu::detail::fast {
+
+namespace {
+
+// ---- vector kernels (each lane one D element; b points at column n0 of row k) --------------
+
+TCEMU_HOT void emax_pass(const int32_t* __restrict aE, const int32_t* __restrict bE, size_t ldb, size_t len,
+               int32_t* __restrict em) {
+  for (size_t i = 0; i < len; ++i) {
+    const int32_t ea = aE[i];
+    const int32_t* __restrict eb = bE + i * ldb;
+    for (int j = 0; j < kNB; ++j) em[j] = std::max(em[j], ea + eb[j]);
+  }
+}
+
+TCEMU_HOT void sum_pass_i32(const int32_t* __restrict aE, const int32_t* __restrict as, const int32_t* __restrict bE,
+                  const int32_t* __restrict bs, size_t ldb, size_t len, int32_t r0, const int32_t* __restrict em,
+                  int32_t* __restrict S) {
+  int32_t acc[kNB] = {};
+  int32_t emr[kNB];
+  for (int j = 0; j < kNB; ++j) emr[j] = em[j] + r0;
+  for (size_t i = 0; i < len; ++i) {
+    const int32_t ea = aE[i], sa = as[i];
+    const int32_t* __restrict eb = bE + i * ldb;
+    const int32_t* __restrict sb = bs + i * ldb;
+    for (int j = 0; j < kNB; ++j) {
+      const int32_t prod = sa * sb[j];
+      const int32_t msk = prod >> 31;
+      const int32_t mag = (prod ^ msk) - msk;
+      const int32_t sh = std::min(emr[j] - (ea + eb[j]), 31);
+      const int32_t t = mag >> sh;
+      acc[j] += (t ^ msk) - msk;
+    }
+  }
+  for (int j = 0; j < kNB; ++j) S[j] = acc[j];
+}
+
+TCEMU_HOT void sum_pass_i64(const int32_t* __restrict aE, const int64_t* __restrict as, const int32_t* __restrict bE,
+                  const int32_t* __restrict bs, size_t ldb, size_t len, int32_t r0, const int32_t* __restrict em,
+                  int64_t* __restrict S) {
+  int64_t acc[kNB] = {};
+  int32_t emr[kNB];
+  for (int j = 0; j < kNB; ++j) emr[j] = em[j] + r0;
+  for (size_t i = 0; i < len; ++i) {
+    const int32_t ea = aE[i];
+    const int64_t sa = as[i];
+    const int32_t* __restrict eb = bE + i * ldb;
+    const int32_t* __restrict sb = bs + i * ldb;
+    for (int j = 0; j < kNB; ++j) {
+      const int64_t prod = sa * static_cast<int64_t>(sb[j]);
+      const int64_t msk = prod >> 63;
+      const int64_t mag = (prod ^ msk) - msk;
+      const int64_t sh = std::min(emr[j] - (ea + eb[j]), 63);
+      const int64_t t = mag >> sh;
+      acc[j] += (t ^ msk) - msk;
+    }
+  }
+  for (int j = 0; j < kNB; ++j) S[j] = acc[j];
+}
+
+// ---- T-FDPA and ST-FDPA --------------------------------------------------------------------
+
+// Decoded operands with scales folded in (ST-FDPA), as E / signed significand arrays, and the
+// per-step flags. Declines (returns false) when an operand breaks low == E - man or the sums
+// could leave the chosen integer width.
+template <typename T>
+struct FdpaOps {
+  std::vector<int32_t> aE;  // M x K
+  std::vector<T> as;        // M x K, significand << c0l, signed
+  std::vector<int32_t> bE, bs;   // K x Npad
+  std::vector<uint8_t> spA, zA;  // M x nsteps: a NaN/Inf, a zero (folded) operand in the step
+  std::vector<uint8_t> spB, zB;  // nsteps x Npad
+  int32_t r0 = 0;
+};
+
+// One operand, its scale folded in; false when the decoded form breaks low == E - man.
+struct Folded {
+  int64_t sig = 0;  // signed
+  int32_t E = kZeroE;
+  bool special = false, zero = true, ok = true;
+};
+
+inline Folded fold(const Operand& x, const Operand* s, int man) {
+  Folded f;
+  f.special = x.special || (s && s->special);
+  if (f.special) return f;
+  const bool zero = x.sig == 0 || (s && s->sig == 0);
+  if (zero) return f;
+  f.zero = false;
+  int64_t sig = x.sig;
+  int E = x.E, low = x.low;
+  bool neg = x.neg;
+  if (s) {
+    sig *= s->sig;
+    E += s->E;
+    low += s->low;
+    neg ^= s->neg != 0;
+  }
+  f.ok = low == E - man;
+  f.sig = neg ? -sig : sig;
+  f.E = E;
+  return f;
+}
+
+struct FdpaPlan {
+  int manA = 0, manB = 0, C0 = 0;
+  uint64_t maxA = 0, maxB = 0;  // largest folded |significand|
+};
+
+template <typename T>
+bool build_fdpa(const Ctx& cx, FdpaOps<T>& o, const FdpaPlan& plan) {
+  const size_t M = cx.M, N = cx.N, K = cx.K, L = cx.L, S = cx.nsteps, Np = cx.Npad;
+  const bool st = cx.p.kind == DatapathKind::st_fdpa;
+  const size_t blk = st ? static_cast<size_t>(cx.pr.scale_block) : 1;
+  const int c0l = std::max(plan.C0, 0);
+  o.r0 = std::max(-plan.C0, 0);
+  o.aE.assign(M * K, kZeroE);
+  o.as.assign(M * K, 0);
+  o.spA.assign(M * S, 0);
+  o.zA.assign(M * S, 0);
+  o.bE.assign(K * Np, kZeroE);
+  o.bs.assign(K * Np, 0);
+  o.spB.assign(S * Np, 0);
+  o.zB.assign(S * Np, 0);
+  for (size_t m = 0; m < M; ++m)
+    for (size_t k = 0; k < K; ++k) {
+      const Operand x = negated(decode_operand(cx.pr.atype, cx.pr.A[m * K + k]), cx.opt.negate_a);
+      Operand sc;
+      if (st) sc = decode_operand(*cx.pr.scale_type, cx.pr.sa[m * cx.nb + k / blk]);
+      const Folded f = fold(x, st ? &sc : nullptr, plan.manA);
+      if (!f.ok) return false;
+      o.spA[m * S + k / L] |= f.special;
+      o.zA[m * S + k / L] |= f.zero;
+      if (f.special || f.zero) continue;
+      o.aE[m * K + k] = f.E;
+      o.as[m * K + k] = static_cast<T>(f.sig * (int64_t{1} << c0l));
+    }
+  for (size_t k = 0; k < K; ++k)
+    for (size_t n = 0; n < N; ++n) {
+      const Operand x = negated(decode_operand(cx.pr.btype, cx.pr.B[k * N + n]), cx.opt.negate_b);
+      Operand sc;
+      if (st) sc = decode_operand(*cx.pr.scale_type, cx.pr.sb[n * cx.nb + k / blk]);
+      const Folded f = fold(x, st ? &sc : nullptr, plan.manB);
+      if (!f.ok) return false;
+      o.spB[(k / L) * Np + n] |= f.special;
+      o.zB[(k / L) * Np + n] |= f.zero;
+      if (f.special || f.zero) continue;
+      o.bE[k * Np + n] = f.E;
+      o.bs[k * Np + n] = static_cast<int32_t>(f.sig);
+    }
+  return true;
+}
+
+template <typename T>
+TCEMU_HOT void run_fdpa_body(const Ctx& cx, const FdpaOps<T>& o, std::vector<uint64_t>& D) {
+  const DatapathParams& p = cx.p;
+  const size_t K = cx.K, L = cx.L, Np = cx.Npad;
+  Fallback fb(cx);
+  alignas(64) int32_t em[kNB];
+  alignas(64) T S[kNB];
+  Acc cur[kNB];
+  uint64_t accum[kNB];
+  for (size_t n0 = 0; n0 < cx.N; n0 += kNB) {
+    const size_t nv = std::min<size_t>(kNB, cx.N - n0);
+    for (size_t m = 0; m < cx.M; ++m) {
+      for (size_t j = 0; j < nv; ++j) {
+        const uint64_t c = start_c(cx, m, n0 + j);
+        accum[j] = c;
+        set_acc(cur[j], cx.acc_layout, cx.promote ? 0 : c);
+      }
+      for (size_t s = 0; s < cx.nsteps; ++s) {
+        const size_t k = s * L;
+        const bool rowsp = o.spA[m * cx.nsteps + s] != 0;
+        const int32_t base = (cx.partial || o.zA[m * cx.nsteps + s]) ? p.e_zero : kNoE;
+        const uint8_t* zb = &o.zB[s * Np + n0];
+        for (int j = 0; j < kNB; ++j) em[j] = zb[j] ? std::max(base, p.e_zero) : base;
+        emax_pass(&o.aE[m * K + k], &o.bE[k * Np + n0], Np, L, em);
+        if (cx.fused)
+          for (size_t j = 0; j < nv; ++j)
+            em[j] = std::max(em[j], cur[j].sig ? cur[j].E : p.e_zero);
+        if constexpr (sizeof(T) == 4)
+          sum_pass_i32(&o.aE[m * K + k], &o.as[m * K + k], &o.bE[k * Np + n0], &o.bs[k * Np + n0], Np, L, o.r0, em, S);
+        else
+          sum_pass_i64(&o.aE[m * K + k], &o.as[m * K + k], &o.bE[k * Np + n0], &o.bs[k * Np + n0], Np, L, o.r0, em, S);
+        const uint8_t* spb = &o.spB[s * Np + n0];
+        for (size_t j = 0; j < nv; ++j) {
+          Acc& c = cur[j];
+          uint64_t d;
+          if (rowsp || spb[j] || c.special) {
+            d = fb.step(m, n0 + j, s, c.code);
+          } else {
+            const int q = em[j] - p.F;
+            int64_t sum = S[j];
+            if (cx.fused) sum += dp::aligned_term(c.sig, c.low, c.neg, q);  // c.low - q <= F - man < 64
+            d = dp::round_sum(p.rounding, p.positive_zero, sum, q);
+            if (!cx.fused) d = dp::add_rne_f32(static_cast<uint32_t>(d), static_cast<uint32_t>(c.code));
+          }
+          finish_step(cx, k + L, d, c, accum[j]);
+        }
+      }
+      for (size_t j = 0; j < nv; ++j) D[m * cx.N + n0 + j] = final_d(cx, cur[j], accum[j]);
+    }
+  }
+}
+
+template <typename T>
+void run_fdpa_base(const Ctx& cx, const FdpaOps<T>& o, std::vector<uint64_t>& D) {
+  run_fdpa_body(cx, o, D);
+}
+#ifdef TCEMU_FAST_X86
+template <typename T>
+TCEMU_AVX2 void run_fdpa_avx2(const Ctx& cx, const FdpaOps<T>& o, std::vector<uint64_t>& D) {
+  run_fdpa_body(cx, o, D);
+}
+#endif
+template <typename T>
+void run_fdpa(const Ctx& cx, const FdpaOps<T>& o, std::vector<uint64_t>& D) {
+#ifdef TCEMU_FAST_X86
+  if (cpu_has_avx2()) return run_fdpa_avx2(cx, o, D);
+#endif
+  run_fdpa_base(cx, o, D);
+}
+
+}  // namespace
+
+std::optional<MmaResult> fast_fdpa(const Ctx& cx) {
+  const bool st = cx.p.kind == DatapathKind::st_fdpa;
+  FdpaPlan plan;
+  const int manS = st ? info(*cx.pr.scale_type).man_bits : 0;
+  plan.manA = info(cx.pr.atype).man_bits + manS;
+  plan.manB = info(cx.pr.btype).man_bits + manS;
+  plan.C0 = cx.p.F - plan.manA - plan.manB;
+  // Largest |significand| of each side (scale significands included): bounds every term.
+  auto sig_bound = [](Fmt f) { return (uint64_t{2} << info(f).man_bits) - 1; };
+  const uint64_t sA = st ? sig_bound(*cx.pr.scale_type) : 1;
+  plan.maxA = sig_bound(cx.pr.atype) * sA;
+  plan.maxB = sig_bound(cx.pr.btype) * sA;
+  const int c0l = std::max(plan.C0, 0);
+  const double term = static_cast<double>(plan.maxA) * static_cast<double>(plan.maxB) * std::ldexp(1.0, c0l);
+  const double bound = term * static_cast<double>(cx.L);
+  MmaResult r;
+  r.D.assign(cx.M * cx.N, 0);
+  if (bound <= 2147483647.0 && static_cast<double>(plan.maxA) * std::ldexp(1.0, c0l) <= 2147483647.0) {
+    FdpaOps<int32_t> o;
+    if (!build_fdpa(cx, o, plan)) return std::nullopt;
+    run_fdpa(cx, o, r.D);
+    return r;
+  }
+  if (bound <= std::ldexp(1.0, 60)) {
+    FdpaOps<int64_t> o;
+    if (!build_fdpa(cx, o, plan)) return std::nullopt;
+    run_fdpa(cx, o, r.D);
+    return r;
+  }
+  return std::nullopt;
+}
+
+}  // namespace tcemu::detail::fast

@@ -1,0 +1,194 @@
+// The GST-FDPA kernel of the fast whole-matrix path (the plan is in mma_fast.cpp's opening
+// comment): operands as integers in units of their format's smallest lowest-bit weight, exact
+// group sums as integer dot products over kNB columns, then per D element the scaled group
+// terms, C and the rounding (dp::round_sum), as gst_step_decoded does.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <vector>
+
+#include "mma_fast_kernels.hpp"
+
+namespace tcemu::detail::fast {
+
+namespace {
+
+// One GST group: exact integer sums of the products and whether any product is nonzero.
+TCEMU_HOT void group_pass(const int32_t* __restrict av, const int32_t* __restrict bv, size_t ldb, size_t len, int32_t* __restrict gs,
+                int32_t* __restrict any) {
+  int32_t s[kNB] = {}, o[kNB] = {};
+  for (size_t i = 0; i < len; ++i) {
+    const int32_t a = av[i];
+    const int32_t* __restrict b = bv + i * ldb;
+    for (int j = 0; j < kNB; ++j) {
+      const int32_t prod = a * b[j];
+      s[j] += prod;
+      o[j] |= prod;
+    }
+  }
+  for (int j = 0; j < kNB; ++j) {
+    gs[j] = s[j];
+    any[j] = o[j];
+  }
+}
+
+// ---- GST-FDPA ----------------------------------------------------------------------------
+
+struct Scale {
+  int32_t E = 0, low = 0;
+  uint32_t sig = 0;
+  bool neg = false, special = false;
+};
+
+Scale to_scale(const Operand& o) {
+  Scale s;
+  s.E = o.E;
+  s.low = o.low;
+  s.sig = o.sig;
+  s.neg = o.neg != 0;
+  s.special = o.special != 0;
+  return s;
+}
+
+// GST-FDPA operands as integers in units of 2^unit, scales per group, per-step special flags.
+struct GstOps {
+  std::vector<int32_t> av, bv;    // M x K, K x Npad
+  std::vector<uint8_t> spA, spB;  // M x nsteps, nsteps x Npad
+  std::vector<Scale> sA, sB;      // M x (K / group), Npad x (K / group)
+  int unit = 0;
+};
+
+TCEMU_HOT void run_gst_body(const Ctx& cx, const GstOps& o, std::vector<uint64_t>& D) {
+  const DatapathParams& p = cx.p;
+  const size_t M = cx.M, N = cx.N, K = cx.K, L = cx.L, S = cx.nsteps, Np = cx.Npad;
+  const size_t G = static_cast<size_t>(p.group), gpl = L / G, ng = K / G;
+  const std::vector<int32_t>&av = o.av, &bv = o.bv;
+  const std::vector<uint8_t>&spA = o.spA, &spB = o.spB;
+  const std::vector<Scale>&sA = o.sA, &sB = o.sB;
+  const int unit = o.unit;
+  Fallback fb(cx);
+  int32_t gs[64 * kNB], any[64 * kNB];
+  Acc cur[kNB];
+  uint64_t accum[kNB];
+  for (size_t n0 = 0; n0 < N; n0 += kNB) {
+    const size_t nv = std::min<size_t>(kNB, N - n0);
+    for (size_t m = 0; m < M; ++m) {
+      for (size_t j = 0; j < nv; ++j) {
+        const uint64_t c = start_c(cx, m, n0 + j);
+        accum[j] = c;
+        set_acc(cur[j], cx.acc_layout, cx.promote ? 0 : c);
+      }
+      for (size_t s = 0; s < S; ++s) {
+        const size_t k = s * L;
+        for (size_t g = 0; g < gpl; ++g)
+          group_pass(&av[m * K + k + g * G], &bv[(k + g * G) * Np + n0], Np, G, &gs[g * kNB], &any[g * kNB]);
+        const bool rowsp = spA[m * S + s] != 0;
+        const Scale* sa = &sA[m * ng + k / G];
+        for (size_t j = 0; j < nv; ++j) {
+          Acc& c = cur[j];
+          const size_t n = n0 + j;
+          uint64_t d;
+          if (rowsp || spB[s * Np + n] || c.special) {
+            d = fb.step(m, n, s, c.code);
+          } else {
+            const Scale* sb = &sB[n * ng + k / G];
+            int emax = cx.partial ? p.e_zero : INT_MIN;
+            for (size_t g = 0; g < gpl; ++g) {
+              const bool zero = any[g * kNB + j] == 0 || sa[g].sig == 0 || sb[g].sig == 0;
+              emax = std::max(emax, zero ? p.e_zero : sa[g].E + sb[g].E);
+            }
+            emax = std::max(emax, c.sig ? c.E : p.e_zero);
+            const int q = emax - p.F;
+            int64_t sum = 0;
+            for (size_t g = 0; g < gpl; ++g) {
+              const int64_t v = gs[g * kNB + j];
+              if (v == 0) continue;
+              const bool neg = (v < 0) ^ (sa[g].neg != sb[g].neg);
+              const uint64_t mag = dp::magnitude(v) *
+                                   (uint64_t{sa[g].sig} * sb[g].sig);
+              sum += dp::apply_sign(dp::shift_trunc(mag, unit + sa[g].low + sb[g].low - q), neg);
+            }
+            sum += dp::apply_sign(dp::shift_trunc(c.sig, c.low - q), c.neg);
+            d = dp::round_sum(p.rounding, p.positive_zero, sum, q);
+          }
+          finish_step(cx, k + L, d, c, accum[j]);
+        }
+      }
+      for (size_t j = 0; j < nv; ++j) D[m * N + n0 + j] = final_d(cx, cur[j], accum[j]);
+    }
+  }
+}
+
+void run_gst_base(const Ctx& cx, const GstOps& o, std::vector<uint64_t>& D) { run_gst_body(cx, o, D); }
+#ifdef TCEMU_FAST_X86
+TCEMU_AVX2 void run_gst_avx2(const Ctx& cx, const GstOps& o, std::vector<uint64_t>& D) { run_gst_body(cx, o, D); }
+#endif
+
+}  // namespace
+
+std::optional<MmaResult> fast_gst(const Ctx& cx) {
+  const DatapathParams& p = cx.p;
+  const size_t M = cx.M, N = cx.N, K = cx.K, L = cx.L, S = cx.nsteps, Np = cx.Npad;
+  const size_t G = static_cast<size_t>(p.group), gpl = L / G, ng = K / G;
+  const size_t blk = static_cast<size_t>(cx.pr.scale_block);
+  // Operands as integers in units of their format's smallest lowest-bit weight.
+  const FormatInfo &fa = info(cx.pr.atype), &fbi = info(cx.pr.btype);
+  const int lowA = fa.emin() - fa.man_bits, lowB = fbi.emin() - fbi.man_bits;
+  const int unit = lowA + lowB;
+  auto units = [](const FormatInfo& f) {
+    return std::ldexp(static_cast<double>((uint64_t{2} << f.man_bits) - 1), f.emax() - f.emin());
+  };
+  if (units(fa) * units(fbi) * static_cast<double>(G) > 2147483647.0) return std::nullopt;
+  std::vector<int32_t> av(M * K, 0), bv(K * Np, 0);
+  std::vector<uint8_t> spA(M * S, 0), spB(S * Np, 0);
+  std::vector<Scale> sA(M * ng), sB(Np * ng);
+  for (size_t m = 0; m < M; ++m)
+    for (size_t k = 0; k < K; ++k) {
+      const Operand x = negated(decode_operand(cx.pr.atype, cx.pr.A[m * K + k]), cx.opt.negate_a);
+      if (x.special) {
+        spA[m * S + k / L] = 1;
+        continue;
+      }
+      if (x.sig == 0) continue;
+      if (x.low < lowA) return std::nullopt;
+      const int64_t v = static_cast<int64_t>(x.sig) << (x.low - lowA);
+      av[m * K + k] = static_cast<int32_t>(x.neg ? -v : v);
+    }
+  for (size_t k = 0; k < K; ++k)
+    for (size_t n = 0; n < N; ++n) {
+      const Operand x = negated(decode_operand(cx.pr.btype, cx.pr.B[k * N + n]), cx.opt.negate_b);
+      if (x.special) {
+        spB[(k / L) * Np + n] = 1;
+        continue;
+      }
+      if (x.sig == 0) continue;
+      if (x.low < lowB) return std::nullopt;
+      const int64_t v = static_cast<int64_t>(x.sig) << (x.low - lowB);
+      bv[k * Np + n] = static_cast<int32_t>(x.neg ? -v : v);
+    }
+  const Fmt stype = *cx.pr.scale_type;
+  for (size_t m = 0; m < M; ++m)
+    for (size_t g = 0; g < ng; ++g) {
+      sA[m * ng + g] = to_scale(decode_operand(stype, cx.pr.sa[m * cx.nb + g * G / blk]));
+      spA[m * S + g / gpl] |= sA[m * ng + g].special;
+    }
+  for (size_t n = 0; n < N; ++n)
+    for (size_t g = 0; g < ng; ++g) {
+      sB[n * ng + g] = to_scale(decode_operand(stype, cx.pr.sb[n * cx.nb + g * G / blk]));
+      spB[(g / gpl) * Np + n] |= sB[n * ng + g].special;
+    }
+
+  GstOps o{std::move(av), std::move(bv), std::move(spA), std::move(spB), std::move(sA), std::move(sB), unit};
+  MmaResult r;
+  r.D.assign(M * N, 0);
+#ifdef TCEMU_FAST_X86
+  if (cpu_has_avx2()) {
+    run_gst_avx2(cx, o, r.D);
+    return r;
+  }
+#endif
+  run_gst_base(cx, o, r.D);
+  return r;
+}
+
+}  // namespace tcemu::detail::fast

@@ -98,7 +98,7 @@ DatapathParams params_from(const py::dict& d) {
     else if (k == "e_zero") p.e_zero = as_int();
     else if (k == "rounding") {
       auto r = parse_output_rounding(as_str());
-      if (!r) throw py::value_error(arg + ": unknown rounding (rz_f32, rne_f16, rz_e8m13)");
+      if (!r) throw py::value_error(arg + ": unknown rounding (rz_f32, rne_f16, rz_e8m13, rne_f32, rz_f16)");
       p.rounding = *r;
     } else if (k == "c_entry") p.c_entry = value_of(kCEntries, as_str(), arg.c_str());
     else if (k == "group") p.group = as_int();

@@ -3,7 +3,7 @@
 # through sudo. The CUDA toolkit is optional (the CUDA backend builds only where nvcc is).
 set -euo pipefail
 pkgs=(cmake g++ make libboost-dev libgtest-dev googletest librapidcheck-dev nlohmann-json3-dev
-      libcli11-dev libbenchmark-dev)
+      libcli11-dev libbenchmark-dev zlib1g-dev python3)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,4 +1,4 @@
-// The datapath models of NUMERICS.md §3 on integers: operands decoded once into
+// The datapath models of docs/datapath.md on integers: operands decoded once into
 // (sign, integer significand, weight of its lowest bit, alignment exponent E), products as
 // small integers, alignment as shifts of int64 with truncation toward zero, one rounding.
 #include "tcemu/datapath.hpp"
@@ -243,7 +243,7 @@ uint32_t f32_add_rne(uint32_t x, uint32_t y) {
   return static_cast<uint32_t>(round_to_float(neg, mag, exp, sticky, Fmt::f32, true));
 }
 
-// ---- special values (NUMERICS §3.1) ----------------------------------------------------
+// ---- special values (docs/datapath.md §1) ----------------------------------------------------
 
 namespace {
 

@@ -125,7 +125,7 @@ uint64_t finish(Fin f, bool neg, uint64_t mag, int exp) {
   return 0;
 }
 
-// One T-FDPA / ST-FDPA step, NUMERICS.md §3.1-3.2, with a chosen final rounding and C entry.
+// One T-FDPA / ST-FDPA step, docs/datapath.md §1, with a chosen final rounding and C entry.
 uint64_t variant_step(const DatapathParams& p, Fin fin, bool c_after, Fmt out, const Operand* a, const Operand* b,
                       const Operand* sa, const Operand* sb, size_t n, uint64_t c) {
   bool nan = false;

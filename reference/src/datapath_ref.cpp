@@ -1,4 +1,4 @@
-// Reference datapath models, exact rationals, written from NUMERICS.md §1 and §3.
+// Reference datapath models, exact rationals, written from docs/formats.md and docs/datapath.md §1.
 #include "tcemu_ref/datapath_ref.hpp"
 
 #include <algorithm>
@@ -13,7 +13,7 @@ namespace tcemu::ref {
 
 namespace {
 
-// Field layout of each format, from the NUMERICS §1 table (kept here so that the reference
+// Field layout of each format, from the docs/formats.md table (kept here so that the reference
 // does not depend on the emulator's descriptors).
 struct Layout {
   int width, exp_bits, man_bits, bias, low_ignored;
@@ -64,7 +64,7 @@ const Rational& pow2(int e) {
   return table[static_cast<size_t>(e + 1200)];
 }
 
-// emin of §3.1: the exponent at which subnormals are read (the smallest normal binade).
+// emin of datapath.md §1: the exponent at which subnormals are read (the smallest normal binade).
 int emin_of(Fmt f) {
   const Layout l = layout(f);
   if (l.spec == Layout::ue8m0) return -127;
@@ -107,7 +107,7 @@ uint64_t ref_inf_code(Fmt out, bool neg) {
   return neg ? 0xFF800000u : 0x7F800000u;
 }
 
-// rho of §3.1.
+// rho of datapath.md §1.
 uint64_t rho(OutputRounding r, const Rational& x) {
   switch (r) {
     case OutputRounding::rz_f32: return round_to(x, Fmt::f32, Round::rz);
@@ -134,7 +134,7 @@ struct Special {
   uint64_t code = 0;
 };
 
-// §3.1 specials: NaN anywhere, Inf*0, +Inf with -Inf give NaN; else the Inf's sign. A term is
+// datapath.md §1 specials: NaN anywhere, Inf*0, +Inf with -Inf give NaN; else the Inf's sign. A term is
 // the product of its factors (element a, element b, and the scales).
 Special specials(Fmt out, const std::vector<std::vector<ExactValue>>& terms, const ExactValue& c) {
   Special s;
@@ -365,7 +365,7 @@ uint64_t ieee_add_rn(Fmt out, uint64_t x, uint64_t y) {
   return round_to(sum, out, Round::rn, sum == 0 && u.neg && v.neg);
 }
 
-// The forms defined per instruction (NUMERICS-style definition of the H200 finding,
+// The forms defined per instruction (written like the published definitions, for the H200 finding,
 // docs/hw-h200.md): an instruction is 2L terms with k-pair halves (first the k with
 // floor(k/2) even, then odd), else L; its steps chain from +0 and its result is added to the
 // running D by an IEEE add (C added after the instruction), or chain from D.

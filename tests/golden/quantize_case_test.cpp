@@ -1,6 +1,6 @@
 // Golden cases of op "quantize": lossless round trips for every recipe preset (inline hex and
 // .npy), evaluation, every reading error with a message naming the field, and compare on the
-// codes and on the scales. Values: NUMERICS.md §4's published block containing 480 (FLOOR: scale
+// codes and on the scales. Values: docs/quantization.md's published block containing 480 (FLOOR: scale
 // 2^0 = 0x7f and 480 -> 448 = 0x7e; RCEIL: scale 2^1 = 0x80 and 480 -> 240 = 0x77; 1.0 is e4m3
 // 0x38, 0.5 is 0x30), written by hand as JSON, not by the code under test.
 #include <gtest/gtest.h>
@@ -167,7 +167,7 @@ json published_480(const std::string& recipe, const std::string& scale_hex, cons
             {"expected",
              {{"codes", {{"type", "e4m3"}, {"shape", {2, 32}}, {"hex", codes}}},
               {"scales", {{"type", "ue8m0"}, {"shape", {2, 1}}, {"hex", scale_hex + scale_hex}}}}},
-            {"provenance", {{"source", "tcemu"}, {"tcemu_version", "0.1.0"}, {"model", "NUMERICS.md §4"}, {"seed", 0},
+            {"provenance", {{"source", "tcemu"}, {"tcemu_version", "0.1.0"}, {"model", "docs/quantization.md"}, {"seed", 0},
                             {"generator", "by hand"}}}};
   return {{"format", "tcemu-golden"}, {"version", 1}, {"cases", {c}}};
 }

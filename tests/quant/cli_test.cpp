@@ -1,4 +1,4 @@
-// tcemu quantize / dequantize / lossscale on published cases: NUMERICS.md §4's block containing
+// tcemu quantize / dequantize / lossscale on published cases: docs/quantization.md's block containing
 // 480 (RCEIL: scale 2^1 = 0x80, 480 -> 240 = 0x77; FLOOR: 0x7f, 448 = 0x7e) and PyTorch's
 // GradScaler update test (4 -> 4 -> 8 -> 2). The golden case quantize writes (OUT.json):
 // read back with the published values, accepted by `golden check`, tampered copies caught by

@@ -1,4 +1,4 @@
-// Dynamic loss scaling: PyTorch's own GradScaler test case, the update rule of NUMERICS.md §4,
+// Dynamic loss scaling: PyTorch's own GradScaler test case, the update rule of docs/quantization.md,
 // unscale arithmetic against exact rounding, Megatron's hysteresis, and the property that
 // GradScaler's scale never becomes Inf.
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 // - torchao's older test_to_mx_rceil cases (test/prototype/mx_formats/test_mx_tensor.py, the
 //   version with _to_mx_rceil in mx_tensor.py), for the legacy RCEIL arithmetic;
 // - torchao's test_exponent_nan_in / test_exponent_nan_out (same file);
-// - NUMERICS.md §4: "a block containing 480 gets scale 1 under FLOOR (480 saturates to 448) and
+// - docs/quantization.md: "a block containing 480 gets scale 1 under FLOOR (480 saturates to 448) and
 //   2 under RCEIL".
 #include <gtest/gtest.h>
 
@@ -129,7 +129,7 @@ TEST(MxPublished, TransformerEngineAgreesOnFiniteNonMinimalCases) {
 }
 
 TEST(MxPublished, TransformerEngineSpecialBlocks) {
-  // NUMERICS.md §2.1/§4: cvt.rp.satfinite gives 0xFE for Inf; exp2f_rcp(0xFE) is +0, so the
+  // PTX ISA §9.7.9.21 and docs/quantization.md: cvt.rp.satfinite gives 0xFE for Inf; exp2f_rcp(0xFE) is +0, so the
   // finite elements become 0 and Inf * 0 is NaN (0x7f).
   std::vector<float> x = fill(1.0f);
   x[0] = kInf;
@@ -250,7 +250,7 @@ TEST(MxPublished, ZeroBlockPerConvention) {
   const std::vector<float> x(32, 0.0f);
   // torchao FLOOR: exponent field 0 - 127 - 8, clamped to -127 -> code 0; OCP leaves it open.
   EXPECT_EQ(int(mx_quantize(x, 1, 32, opts(MxScaleMode::floor)).scales[0]), 0);
-  // TE: cvt.rp.satfinite.ue8m0(0) = 0x00 (NUMERICS.md §2.2: 0 gives 0x00).
+  // TE: cvt.rp.satfinite.ue8m0(0) = 0x00 (CUDA 13.0 host headers: 0 gives 0x00).
   EXPECT_EQ(int(mx_quantize(x, 1, 32, opts(MxScaleMode::rceil_sat)).scales[0]), 0);
 }
 

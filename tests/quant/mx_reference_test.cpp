@@ -1,5 +1,5 @@
 // MX quantization of random tensors against an exact-arithmetic re-derivation of each
-// documented step (docs/quantization.md, NUMERICS.md §4): every f32 operation of the named
+// documented step (docs/quantization.md): every f32 operation of the named
 // implementation is the exact result rounded once by tcemu::ref, every cast is tcemu::ref's
 // conversion. Plus RapidCheck properties: the dequantization error bound and "RCEIL never
 // saturates a finite block".
@@ -26,7 +26,7 @@ using tcemu::Fmt;
 using tcemu::Round;
 namespace R = qref::R;
 
-// NUMERICS.md §4 (OCP emax_elem) and §1 (fraction bits; MXINT8 1.xxxxxx), typed again here.
+// docs/quantization.md (OCP emax_elem) and docs/formats.md (fraction bits; MXINT8 1.xxxxxx), typed again here.
 int emax_of(Fmt e) {
   switch (e) {
     case Fmt::e4m3: return 8;

@@ -1,5 +1,5 @@
 // NVFP4 against an exact-arithmetic re-derivation of TransformerEngine's and torchao's
-// arithmetic order (docs/quantization.md, NUMERICS.md §4), the RHT against an exact rational
+// arithmetic order (docs/quantization.md), the RHT against an exact rational
 // sum, and stochastic rounding's two ends (all-zero random bits = rz, all-ones = up when inexact).
 #include <gtest/gtest.h>
 
@@ -145,7 +145,7 @@ TEST(Nvfp4, EveryOrder1dAnd2dFastMathOrNot) {
 }
 
 TEST(Nvfp4, TeGlobalScaleEdges) {
-  // NUMERICS.md §4: S_enc = 2688 / amax, FLT_MAX cap, amax 0 gives 1.
+  // docs/quantization.md: S_enc = 2688 / amax, FLT_MAX cap, amax 0 gives 1.
   EXPECT_EQ(nvfp4_te_encode_scale(0.0f), 1.0f);
   EXPECT_EQ(nvfp4_te_encode_scale(2688.0f), 1.0f);
   EXPECT_EQ(nvfp4_te_encode_scale(std::numeric_limits<float>::infinity()), 1.0f);
@@ -175,7 +175,7 @@ TEST(Nvfp4, RejectsBadInput) {
 TEST(Rht16, MatchesExactSumRoundedOnce) {
   std::mt19937 g(11);
   std::uniform_int_distribution<int> man(0, (1 << 23) - 1), ex(-30, 30);
-  const int signs[16] = {1, 1, 1, -1, 1, -1, -1, -1, -1, -1, -1, 1, -1, 1, -1, -1};  // NUMERICS.md §4
+  const int signs[16] = {1, 1, 1, -1, 1, -1, -1, -1, -1, -1, -1, 1, -1, 1, -1, -1};  // docs/quantization.md
   for (RhtOut out : {RhtOut::bf16, RhtOut::f32}) {
     std::vector<float> x(4 * 32);
     for (auto& v : x) v = std::ldexp(1.0f + man(g) / 8388608.0f, ex(g)) * (man(g) & 1 ? -1.0f : 1.0f);

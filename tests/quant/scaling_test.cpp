@@ -1,4 +1,4 @@
-// Per-tensor and blockwise FP8 scaling against exact arithmetic and NUMERICS.md §4 /
+// Per-tensor and blockwise FP8 scaling against exact arithmetic and docs/quantization.md /
 // TransformerEngine's documented rules (docs/quantization.md).
 #include <gtest/gtest.h>
 
@@ -84,7 +84,7 @@ TEST(Blockwise, OneBy128And128By128) {
   }
 }
 
-// Delayed scaling, worked by hand from NUMERICS.md §4 / TE's amax-history rule: step t uses the
+// Delayed scaling, worked by hand from docs/quantization.md / TE's amax-history rule: step t uses the
 // scale from step t-1; history of 2, "max": amaxes 1, 2, 0.5, 0 give scales 1 (initial),
 // 448/1, 448/2, 448/2 (history {0.5, 2}), then 448/0.5 (history {0, 0.5}).
 TEST(DelayedScaling, HistoryMaxAndMostRecent) {

@@ -2,7 +2,7 @@
 // elements converted to a narrow format, in the arithmetic order of the implementation a
 // scale mode is named after, so that codes and scales match it bit for bit.
 //
-// Sources: ../shared/spec/NUMERICS.md §4; OCP Microscaling Formats (MX) v1.0; NVIDIA
+// Sources: docs/quantization.md; OCP Microscaling Formats (MX) v1.0; NVIDIA
 // TransformerEngine (`quantize_mxfp8.cuh`, `utils.cuh` float_to_e8m0 / exp2f_rcp); pytorch/ao
 // `torchao/prototype/mx_formats/mx_tensor.py` (to_mx, _to_mx_rceil, get_fp_scale). Written out
 // in docs/quantization.md. Everything here is plain arithmetic: no I/O.

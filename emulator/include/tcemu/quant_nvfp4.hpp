@@ -3,7 +3,7 @@
 // random Hadamard transform TE applies before quantizing gradients; stochastic rounding with
 // Philox random bits.
 //
-// Sources: ../shared/spec/NUMERICS.md §4; TransformerEngine `common/cast/nvfp4/core_nvfp4.cuh`
+// Sources: docs/quantization.md; TransformerEngine `common/cast/nvfp4/core_nvfp4.cuh`
 // (compute_global_encode_scaling_factor_FP4, compute_decoding_scaling_factor) and its C++ test
 // reference `tests/cpp/operator/test_cast_nvfp4_transpose.cu` (compute_scaling_coefficient with
 // and without fast math); pytorch/ao `torchao/prototype/mx_formats/nvfp4_tensor.py`
@@ -34,7 +34,7 @@ std::string_view to_string(Nvfp4Order o);
 enum class RhtOut : uint8_t { bf16, f32 };
 
 // The 16 signs of TE's default RHT, element i uses bit i: s = [1,1,1,-1,1,-1,-1,-1,-1,-1,-1,1,
-// -1,1,-1,-1] (NUMERICS.md §4); a set bit means -1.
+// -1,1,-1,-1] (docs/quantization.md); a set bit means -1.
 inline constexpr uint16_t kTeRhtSignMask = 0b1101'0111'1110'1000;
 
 struct Nvfp4Options {

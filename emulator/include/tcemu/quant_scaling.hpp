@@ -2,7 +2,7 @@
 // history), current scaling (optionally power-of-two scales) and 1x128 / 128x128 blockwise
 // scaling. The cast itself is cvt.rn.satfinite.{e4m3,e5m2}.f32 of x * scale.
 //
-// Sources: ../shared/spec/NUMERICS.md §4; TransformerEngine `common/recipe/` (delayed scaling
+// Sources: docs/quantization.md; TransformerEngine `common/recipe/` (delayed scaling
 // update, `recipe_common.cuh` compute_scale_from_amax), `pytorch/fp8.py` (_default_sf_compute,
 // amax history roll). Written out in docs/quantization.md.
 #pragma once

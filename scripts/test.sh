@@ -19,7 +19,10 @@ if [ "${TCEMU_SKIP_ASAN:-0}" != 1 ]; then
   # the hardware sets, every element of the committed golden set and of the H200 records,
   # the wide-format decimal sweeps) and the documentation commands (they run the CLI, which
   # the CLI unit tests already run under the sanitizers). ASan/UBSan make them 10-30 times
-  # slower; the release run above has just run all of them.
+  # slower; the release run above has just run all of them. Measured 2026-12-01 on a 2-core
+  # machine shared with six other builds (load ~13): the remaining 284 tests took 6.6 min
+  # (-j2, 4.2 min CPU); the debug-asan build itself 71 min there (a full build, cold ccache,
+  # about a sixth of the machine), which is about one more release build on a CI machine.
   asan_skip='Exhaustive\.|Stratified\.|Differential\.|SampledWideFormats|EveryCodeOfSmallFormats'
   asan_skip+='|HwVectors\.|HwVectorsDiscriminates|H200RecordInSample|H200Fp8LoweringInSample'
   asan_skip+='|CommittedFile\.|GoldenCommittedSet\.Regression|docs_commands'

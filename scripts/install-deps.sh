@@ -4,7 +4,7 @@
 # OpenMP: g++ brings libgomp; libomp-dev is the runtime for builds with clang.
 set -euo pipefail
 pkgs=(cmake g++ make libboost-dev libgtest-dev googletest librapidcheck-dev nlohmann-json3-dev
-      libcli11-dev libbenchmark-dev libomp-dev
+      libcli11-dev libbenchmark-dev libomp-dev zlib1g-dev python3
       # Headless Chromium renders the HTML report in GoldenBrowser.HeatMapRendersInHeadlessChromium.
       chromium
       # The Python package (python/) and its tests, for Debian's /usr/bin/python3.

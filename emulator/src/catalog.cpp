@@ -1,5 +1,5 @@
 // The instruction catalog. Each family below carries its evidence next to it; the values are
-// NUMERICS.md §3.3 (datapath parameters) and §3.4 (shapes, operand types) [PTX].
+// docs/datapath.md §3 (datapath parameters) and PTX ISA §9.7.14-9.7.16 (shapes, operand types) [PTX].
 #include "tcemu/catalog.hpp"
 
 #include <algorithm>
@@ -86,7 +86,7 @@ std::string fname(Fmt f) { return std::string(info(f).name); }
 std::string aname(AccType t) { return std::string(to_string(t)); }
 std::string shape(int m, int n, int k) { return "m" + std::to_string(m) + "n" + std::to_string(n) + "k" + std::to_string(k); }
 
-// Per-architecture float parameters (NUMERICS §3.3).
+// Per-architecture float parameters (docs/datapath.md §3).
 struct ArchFloat {
   const char* arch;
   DatapathParams f16_f32, f16_f16, bf16_f32, tf32_f32;

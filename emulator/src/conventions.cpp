@@ -1,5 +1,5 @@
 // Named conventions: option presets, and the combinations each allows
-// (docs/conversions.md, "Conventions"; evidence in ../shared/spec/NUMERICS.md §2).
+// (docs/conversions.md, "Conventions"; evidence in docs/sources.md).
 #include <array>
 #include <string>
 
@@ -12,21 +12,21 @@ constexpr std::array<Convention, 9> kConventions = {{
     {"generic", "the options as given; PTX-compatible defaults (canonical NaN, NaN -> +MAX without NaN)",
      "docs/conversions.md"},
     {"ptx", "only combinations that exist as a PTX cvt instruction, with their semantics",
-     "PTX ISA 9.7.9.21 (NUMERICS.md 2.1)"},
+     "PTX ISA 9.7.9.21"},
     {"cuda-host", "NVIDIA host functions: FP8 rn SAT/NOSAT (NaN -> 0x7f), FP6/FP4 rn/rz always saturating, "
                   "ue8m0 rz/ru",
-     "CUDA 13.0 cuda_fp8.hpp, cuda_fp6.hpp, cuda_fp4.hpp, cuda_fp16.hpp, cuda_bf16.hpp (NUMERICS.md 2.2)"},
+     "CUDA 13.0 cuda_fp8.hpp, cuda_fp6.hpp, cuda_fp4.hpp, cuda_fp16.hpp, cuda_bf16.hpp"},
     {"cutlass-host", "CUTLASS host types: always saturating FP8, e2m1 -NaN -> -6, ue8m0 rounds up, NaN/Inf -> 0xff",
-     "CUTLASS float8.h, exmy_base.h, float_subbyte.h (NUMERICS.md 2.3)"},
+     "CUTLASS float8.h, exmy_base.h, float_subbyte.h"},
     {"ml-dtypes", "ml_dtypes: non-saturating FP8 (rn), NaN keeps its sign, NaN -> e2m1 is -0, negative -> ue8m0 NaN",
-     "ml_dtypes float8.h (NUMERICS.md 2.3)"},
+     "ml_dtypes float8.h"},
     {"ocp-ovf", "OCP MX v1.0 non-saturating conversion: overflow to Inf (e5m2) or NaN (e4m3), rn",
      "OCP Microscaling Formats v1.0, 5.3"},
     {"ocp-sat", "OCP MX v1.0 saturating conversion: overflow to +-MAX, rn", "OCP Microscaling Formats v1.0, 5.3"},
     {"llvm-apfloat", "LLVM APFloat: IEEE modes, non-saturating; NaN -> e2m1 and negative -> ue8m0 undefined",
-     "llvm/lib/Support/APFloat.cpp (NUMERICS.md 2.3)"},
+     "llvm/lib/Support/APFloat.cpp"},
     {"gfloat", "gfloat: rn, non-saturating, NaN is the all-ones code (465 -> e4m3 0xff); NaN -> e2m1 undefined",
-     "graphcore-research/gfloat (NUMERICS.md 2.3)"},
+     "graphcore-research/gfloat"},
 }};
 
 bool narrow(Fmt f) { return f == Fmt::e4m3 || f == Fmt::e5m2 || f == Fmt::e3m2 || f == Fmt::e2m3 || f == Fmt::e2m1; }
@@ -37,7 +37,7 @@ std::string rname(Round r) { return std::string(to_string(r)); }
 
 Resolved fail(std::string_view conv, const std::string& why) { return {std::nullopt, std::string(conv) + ": " + why}; }
 
-// PTX cvt: which (from, to, options) exist (PTX ISA 9.7.9.21; NUMERICS.md 2.1).
+// PTX cvt: which (from, to, options) exist (PTX ISA §9.7.9.21).
 Resolved resolve_ptx(Fmt from, Fmt to, const OptionRequest& req) {
   ConvertOptions o;
   const std::string pair = std::string(info(from).name) + " -> " + std::string(info(to).name);

@@ -55,7 +55,7 @@ uint64_t all_ones_code(const FormatInfo& fi) {
 
 ConvertResult zero_result(Fmt to, bool sign) {
   const FormatInfo& fi = info(to);
-  if (!fi.has_zero) return {0, 0};  // ue8m0: 0x00 = 2^-127, the smallest value
+  if (!fi.has_zero) return {0, kInexact};  // ue8m0: 0x00 = 2^-127, the smallest value
   return {pack(fi, sign, 0, 0), 0};
 }
 
@@ -69,7 +69,7 @@ ConvertResult nan_result(bool sign, uint64_t payload, int payload_bits, Fmt to, 
       case NanToFinite::signed_max: return {max_finite_code(to, sign), kInvalid};
       case NanToFinite::neg_zero: return {pack(fi, true, 0, 0), kInvalid};
       case NanToFinite::zero: return {0, kInvalid};
-      case NanToFinite::undefined: return {0, kUndefined};
+      case NanToFinite::undefined: return {0, kUndefined | kInvalid};
     }
   }
   const uint64_t canon = *canonical_nan(to);
@@ -108,9 +108,16 @@ uint64_t infinite_code(Fmt to, bool sign, const ConvertOptions& opt) {
   return max_finite_code(to, sign);
 }
 
+// Flags of infinite_code: an Inf is exact, a NaN made from a number is invalid, MAX inexact.
+uint8_t infinite_flags(Fmt to) {
+  const FormatInfo& fi = info(to);
+  if (fi.has_inf()) return 0;
+  return fi.has_nan() ? uint8_t{kInvalid} : static_cast<uint8_t>(kOverflow | kInexact);
+}
+
 ConvertResult overflow_result(Fmt to, bool sign, bool toward_zero, const ConvertOptions& opt) {
   if (opt.satfinite || toward_zero) return {max_finite_code(to, sign), kOverflow | kInexact};
-  return {infinite_code(to, sign, opt), kOverflow | kInexact};
+  return {infinite_code(to, sign, opt), static_cast<uint8_t>(kOverflow | kInexact | infinite_flags(to))};
 }
 
 // Rounding decision for a magnitude split into kept bits, a 64-bit discarded fraction (its
@@ -156,7 +163,7 @@ ConvertResult round_to_int(bool sign, uint64_t sig, int exp, bool sticky, Fmt to
   uint64_t mag;
   uint8_t flags = 0;
   if (exp + msb >= 63) {
-    mag = ~uint64_t{0};  // far beyond every integer format
+    mag = ~uint64_t{0};  // far beyond every integer format (and an integer: exact)
   } else {
     Split s = split_at(sig, exp, 0, sticky);
     int w = opt.rs_bits ? opt.rs_bits : default_rs_bits(to);
@@ -164,7 +171,7 @@ ConvertResult round_to_int(bool sign, uint64_t sig, int exp, bool sticky, Fmt to
     if (s.frac || s.sticky) flags |= kInexact;
   }
   uint64_t limit = sign ? neg_max : pos_max;
-  if (mag > limit) { mag = limit; flags |= kOverflow; }
+  if (mag > limit) { mag = limit; flags |= kInvalid; }  // IEEE 754 §7.2: out of the integer range
   uint64_t code = sign ? ((~mag + 1) & fi.code_mask()) : mag;
   return {code, flags};
 }
@@ -178,20 +185,20 @@ ConvertResult round_inf(bool sign, Fmt to, const ConvertOptions& opt) {
   const FormatInfo& fi = info(to);
   if (opt.relu && sign) return zero_result(to, false);  // step 2: relu
   if (fi.is_int) {  // step 8: the range's ends: -Inf into an unsigned integer is 0
-    if (sign && !fi.is_signed) return {0, kOverflow};
-    return {max_finite_code(to, sign), kOverflow};
+    if (sign && !fi.is_signed) return {0, kInvalid};
+    return {max_finite_code(to, sign), kInvalid};
   }
   if (sign && !fi.is_signed) {  // step 3: negative into an unsigned float
     switch (opt.neg_to_unsigned) {
       case NegToUnsigned::magnitude: sign = false; break;
-      case NegToUnsigned::nan: return nan_result(true, 0, 0, to, opt);
+      case NegToUnsigned::nan: return {nan_result(true, 0, 0, to, opt).code, kInvalid};
       case NegToUnsigned::zero: return zero_result(to, false);
-      case NegToUnsigned::undefined: return {0, kUndefined};
+      case NegToUnsigned::undefined: return {0, kUndefined | kInvalid};
     }
   }
   // Step 6: Inf input.
-  if (opt.satfinite) return {max_finite_code(to, sign), kOverflow};
-  return {infinite_code(to, sign, opt), 0};
+  if (opt.satfinite) return {max_finite_code(to, sign), kOverflow | kInexact};
+  return {infinite_code(to, sign, opt), infinite_flags(to)};
 }
 
 ConvertResult round_value(bool sign, uint64_t sig, int exp, bool sticky, Fmt to, const ConvertOptions& opt,
@@ -204,11 +211,12 @@ ConvertResult round_value(bool sign, uint64_t sig, int exp, bool sticky, Fmt to,
     return round_to_int(sign, sig, exp, sticky, to, opt, rbits);
   }
   if (sign && !fi.is_signed) {  // step 3: negative into an unsigned float
+    const uint8_t refused = (sig == 0 && !sticky) ? 0 : kInvalid;  // -0 is not a negative number
     switch (opt.neg_to_unsigned) {
       case NegToUnsigned::magnitude: sign = false; break;
-      case NegToUnsigned::nan: return nan_result(true, 0, 0, to, opt);
+      case NegToUnsigned::nan: return {nan_result(true, 0, 0, to, opt).code, refused};
       case NegToUnsigned::zero: return zero_result(to, false);
-      case NegToUnsigned::undefined: return {0, kUndefined};
+      case NegToUnsigned::undefined: return {0, static_cast<uint8_t>(kUndefined | refused)};
     }
   }
   if (sig == 0) {
@@ -231,6 +239,7 @@ ConvertResult round_value(bool sign, uint64_t sig, int exp, bool sticky, Fmt to,
   const bool up = round_up(opt.round, sign, last, s.frac, s.sticky, rbits, w);
   uint64_t kept = s.kept + (up ? 1 : 0);
   uint8_t flags = (s.frac || s.sticky) ? kInexact : 0;
+  if (flags && e < fi.emin()) flags |= kUnderflow;  // tininess before rounding (IEEE 754 §7.5)
   const uint64_t one = uint64_t{1} << m;
   if (kept >> (m + 1)) { kept >>= 1; ++q; }  // carried into the next binade
   if (kept == 0) return {zero_result(to, sign).code, static_cast<uint8_t>(flags | kUnderflow)};
@@ -252,7 +261,7 @@ ConvertResult round_value(bool sign, uint64_t sig, int exp, bool sticky, Fmt to,
   }
   // Subnormal result.
   if (flags) flags |= kUnderflow;
-  if (opt.ftz) return {zero_result(to, sign).code, static_cast<uint8_t>(flags | kUnderflow)};
+  if (opt.ftz) return {zero_result(to, sign).code, static_cast<uint8_t>(flags | kInexact | kUnderflow)};
   return {pack(fi, sign, 0, kept), flags};
 }
 

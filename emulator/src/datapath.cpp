@@ -1,4 +1,4 @@
-// The datapath models of NUMERICS.md §3 on integers: operands decoded once into
+// The datapath models of docs/datapath.md on integers: operands decoded once into
 // (sign, integer significand, weight of its lowest bit, alignment exponent E), products as
 // small integers, alignment as shifts of int64 with truncation toward zero, one rounding.
 // The arithmetic itself (alignment, rounding out, the sign and special rules, the IEEE adds)
@@ -162,7 +162,7 @@ uint64_t add_rne(Fmt out, uint64_t x, uint64_t y) {
 
 uint32_t f32_add_rne(uint32_t x, uint32_t y) { return dp::add_rne_f32(x, y); }
 
-// ---- special values (NUMERICS §3.1) ----------------------------------------------------
+// ---- special values (docs/datapath.md §1) ----------------------------------------------------
 
 namespace {
 

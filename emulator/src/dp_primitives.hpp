@@ -56,7 +56,7 @@ TCEMU_DP_HD uint64_t magnitude(int64_t S) { return S < 0 ? 0 - static_cast<uint6
 // ---- shifts ----------------------------------------------------------------------------------
 
 // Alignment with truncation: trunc0(mag * 2^sh), for any sh (the bits shifted out below 2^0
-// are dropped, toward zero, as the truncated fused sum of NUMERICS §3.1 does). sh >= 64 gives 0
+// are dropped, toward zero, as the truncated fused sum of docs/datapath.md §1 does). sh >= 64 gives 0
 // (callers never ask to shift a nonzero magnitude that far up; a zero may ask anything).
 TCEMU_DP_HD uint64_t shift_trunc(uint64_t mag, int sh) {
   if (sh >= 0) return sh >= 64 ? 0 : mag << sh;
@@ -147,7 +147,7 @@ TCEMU_DP_HD Operand decode_acc(const FloatLayout& f, uint64_t c) {
 // Rounds (-1)^neg * (mag + sticky') * 2^exp to the format f, toward zero or to nearest even,
 // where sticky' is "some nonzero amount below mag's lowest bit" when sticky. Subnormal results
 // are kept (no flush). A finite result beyond the range gives Inf under RZ and RNE alike (the
-// tensor cores do, NUMERICS §3.1). mag == 0 gives +0 without sticky and a signed zero with it.
+// tensor cores do, docs/datapath.md §1). mag == 0 gives +0 without sticky and a signed zero with it.
 // Preconditions: f's fields are consistent (man + ebits + 1 == width for a signed format).
 TCEMU_DP_HD uint64_t round_out(const FloatLayout& f, bool neg, uint64_t mag, int exp, bool sticky, bool nearest_even) {
   const int lsb_min = f.emin - f.man;
@@ -183,7 +183,7 @@ TCEMU_DP_HD uint64_t round_out(const FloatLayout& f, bool neg, uint64_t mag, int
   return sign | code;
 }
 
-// rho of NUMERICS §3.1 applied to the exact value (-1)^neg * mag * 2^exp. An exact zero sum
+// rho of docs/datapath.md §1 applied to the exact value (-1)^neg * mag * 2^exp. An exact zero sum
 // gives +0 whatever its sign ([MS]); rz_e8m13 is RZ to f32 with the low 10 fraction bits
 // cleared (a result below f32's normal range keeps the f32 subnormal grid coarsened by 2^10).
 TCEMU_DP_HD uint64_t round_output(OutputRounding r, bool neg, uint64_t mag, int exp) {
@@ -214,7 +214,7 @@ TCEMU_DP_HD uint64_t round_sum(OutputRounding r, bool positive_zero, int64_t S, 
   return positive_zero_rule(positive_zero, output_layout(r), d);
 }
 
-// ---- special results (NUMERICS §3.1) ------------------------------------------------------------
+// ---- special results (docs/datapath.md §1) ------------------------------------------------------------
 
 // What a step's NaN and Inf inputs make of its result. Any NaN (operand, scale or C), a term
 // with an Inf factor and a zero factor (Inf * 0, also Inf times a zero scale), or +Inf with

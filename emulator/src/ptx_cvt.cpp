@@ -1,5 +1,5 @@
 // PTX cvt instructions: parsing, the catalog, and evaluation with packing.
-// Source: PTX ISA 9.7.9.21, summarised in ../shared/spec/NUMERICS.md 2.1.
+// Source: PTX ISA §9.7.9.21, summarised in docs/sources.md and docs/conversions.md.
 #include "tcemu/ptx_cvt.hpp"
 
 #include <algorithm>

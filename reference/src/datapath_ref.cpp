@@ -1,4 +1,5 @@
-// Reference datapath models, exact rationals, written from NUMERICS.md §1 and §3. Codes are
+// Reference datapath models, exact rationals, written from docs/formats.md and
+// docs/datapath.md §1 and §3. Codes are
 // read by exact.cpp's decoder from its format table, and rounded by convert_ref.cpp's
 // conversion (one of each in reference/).
 #include "tcemu_ref/datapath_ref.hpp"
@@ -79,7 +80,7 @@ uint64_t ref_inf_code(Fmt out, bool neg) {
   return neg ? 0xFF800000u : 0x7F800000u;
 }
 
-// rho of §3.1.
+// rho of datapath.md §1.
 uint64_t rho(OutputRounding r, const Rational& x) {
   switch (r) {
     case OutputRounding::rz_f32: return round_to(x, Fmt::f32, Round::rz);
@@ -108,7 +109,7 @@ struct Special {
   uint64_t code = 0;
 };
 
-// §3.1 specials: NaN anywhere, Inf*0, +Inf with -Inf give NaN; else the Inf's sign. A term is
+// datapath.md §1 specials: NaN anywhere, Inf*0, +Inf with -Inf give NaN; else the Inf's sign. A term is
 // the product of its factors (element a, element b, and the scales).
 Special specials(Fmt out, const std::vector<std::vector<ExactValue>>& terms, const ExactValue& c) {
   Special s;
@@ -166,7 +167,7 @@ ExactValue value_of(Fmt f, uint64_t code) {
 
 // The datapath's rounding of an exact value is the conversion's (convert_ref.cpp, the one
 // exact rounding of reference/), with one difference: the tensor cores give Inf for a finite
-// value beyond the range under RZ too (NUMERICS §3.1), where a conversion toward zero gives
+// value beyond the range under RZ too (docs/datapath.md §1), where a conversion toward zero gives
 // MAX. An exact zero is +0 unless neg_zero.
 uint64_t round_to(const Rational& x, Fmt to, Round mode, bool neg_zero) {
   if (to != Fmt::f32 && to != Fmt::f16) throw std::invalid_argument("reference round_to supports f32 and f16");
@@ -355,7 +356,7 @@ uint64_t ieee_add_rn(Fmt out, uint64_t x, uint64_t y) {
   return round_to(sum, out, Round::rn, sum == 0 && u.neg && v.neg);
 }
 
-// The forms defined per instruction (NUMERICS-style definition of the H200 finding,
+// The forms defined per instruction (written like the published definitions, for the H200 finding,
 // docs/hw-h200.md): an instruction is 2L terms with k-pair halves (first the k with
 // floor(k/2) even, then odd), else L; its steps chain from +0 and its result is added to the
 // running D by an IEEE add (C added after the instruction), or chain from D.

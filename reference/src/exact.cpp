@@ -1,5 +1,5 @@
 // Exact values of codes, format properties and the parsing of real numbers, straight from the
-// definitions (NUMERICS.md section 1). Nothing here calls into emulator/.
+// definitions (docs/formats.md). Nothing here calls into emulator/.
 #include "tcemu_ref/exact.hpp"
 
 #include <algorithm>
@@ -16,7 +16,7 @@ namespace {
 
 constexpr uint64_t kNoNan = 0;
 
-// Typed in from NUMERICS.md section 1 and docs/conversions.md step 1 (canonical NaNs); not
+// Typed in from docs/formats.md and docs/conversions.md step 1 (canonical NaNs); not
 // read from emulator's kFormats. Order: the Fmt enum (checked below).
 //  id  name  width int sgn ebits mbits bias pad nan-codes subnormals canonical-NaN int range
 constexpr std::array<FormatParams, kNumFormats> kParams = {{

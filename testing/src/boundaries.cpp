@@ -104,7 +104,7 @@ std::vector<uint64_t> compute_overflow(Fmt src, Fmt dst) {
         o.round = r;
         const ConvertResult res = round_value(neg, sig, exp, false, src, o);
         const Class cls = classify(src, res.code);
-        if (cls != Class::nan && cls != Class::inf && !(res.flags & kOverflow)) out.push_back(res.code);
+        if (cls != Class::nan && cls != Class::inf && !(res.flags & (kOverflow | kInvalid))) out.push_back(res.code);
       }
     }
   }

@@ -1,5 +1,5 @@
-// Named conventions against NUMERICS.md §2.3 (where libraries disagree) and the facts of
-// NVIDIA's host conversions in §2.2. Expected codes are the table's, not the emulator's.
+// Named conventions against docs/sources.md, "Where libraries disagree" and the facts of
+// NVIDIA's host conversions of docs/sources.md. Expected codes are the table's, not the emulator's.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -49,7 +49,7 @@ TEST(Conventions, ListedByName) {
 }
 
 // Row "465 -> e4m3".
-TEST(Numerics23, E4m3Of465) {
+TEST(LibraryConventions, E4m3Of465) {
   EXPECT_EQ(conv("cuda-host", 465, Fmt::e4m3, Round::rn, false).code, 0x7Fu);
   EXPECT_EQ(conv("cuda-host", 465, Fmt::e4m3, Round::rn, true).code, 0x7Eu);
   EXPECT_EQ(conv("cutlass-host", 465, Fmt::e4m3).code, 0x7Eu);
@@ -62,7 +62,7 @@ TEST(Numerics23, E4m3Of465) {
 }
 
 // Row "NaN -> e2m1".
-TEST(Numerics23, E2m1OfNaN) {
+TEST(LibraryConventions, E2m1OfNaN) {
   EXPECT_EQ(conv("cuda-host", kNaN, Fmt::e2m1, Round::rn).code, 0x7u);
   EXPECT_EQ(conv("cutlass-host", kNaN, Fmt::e2m1).code, 0x7u);
   EXPECT_EQ(conv("cutlass-host", -kNaN, Fmt::e2m1).code, 0xFu) << "CUTLASS exmy_base: -NaN -> -6";
@@ -72,7 +72,7 @@ TEST(Numerics23, E2m1OfNaN) {
 }
 
 // Row "5.0 -> ue8m0".
-TEST(Numerics23, Ue8m0Of5) {
+TEST(LibraryConventions, Ue8m0Of5) {
   EXPECT_EQ(conv("cuda-host", 5.0f, Fmt::ue8m0, Round::rz).code, 0x81u);
   EXPECT_EQ(conv("cuda-host", 5.0f, Fmt::ue8m0, Round::ru).code, 0x82u);
   EXPECT_EQ(conv("cutlass-host", 5.0f, Fmt::ue8m0).code, 0x82u);
@@ -82,7 +82,7 @@ TEST(Numerics23, Ue8m0Of5) {
 }
 
 // Row "-3.3 -> ue8m0".
-TEST(Numerics23, Ue8m0OfMinus3p3) {
+TEST(LibraryConventions, Ue8m0OfMinus3p3) {
   EXPECT_EQ(conv("cuda-host", -3.3f, Fmt::ue8m0, Round::rz).code, 0x80u);
   EXPECT_EQ(conv("cuda-host", -3.3f, Fmt::ue8m0, Round::ru).code, 0x81u);
   EXPECT_EQ(conv("cutlass-host", -3.3f, Fmt::ue8m0).code, 0x81u);
@@ -93,7 +93,7 @@ TEST(Numerics23, Ue8m0OfMinus3p3) {
 }
 
 // Notes under the table: CUTLASS ue8m0 maps NaN and Inf to 0xFF; its ue4m3 drops the sign.
-TEST(Numerics23, CutlassNotes) {
+TEST(LibraryConventions, CutlassNotes) {
   EXPECT_EQ(conv("cutlass-host", kNaN, Fmt::ue8m0).code, 0xFFu);
   EXPECT_EQ(conv("cutlass-host", kInf, Fmt::ue8m0).code, 0xFFu);
   EXPECT_EQ(conv("cutlass-host", -1.0f, Fmt::ue4m3).code, 0x38u);
@@ -109,8 +109,8 @@ TEST(Conventions, OcpOvfAndSat) {
   EXPECT_EQ(conv("ocp-sat", -1e6f, Fmt::e5m2).code, 0xFBu);
 }
 
-// NUMERICS §2.2: NVIDIA's host FP8 conversions.
-TEST(Numerics22, CudaHostFp8) {
+// the CUDA 13.0 host headers (docs/sources.md): NVIDIA's host FP8 conversions.
+TEST(CudaHostConventions, CudaHostFp8) {
   for (bool sat : {false, true}) {
     EXPECT_EQ(conv("cuda-host", 464, Fmt::e4m3, Round::rn, sat).code, 0x7Eu) << "464 ties to even (448)";
     EXPECT_EQ(conv("cuda-host", -464, Fmt::e4m3, Round::rn, sat).code, 0xFEu);
@@ -140,7 +140,7 @@ TEST(Numerics22, CudaHostFp8) {
 }
 
 // FP6/FP4: rn or rz, always saturating, NaN -> +MAXNORM, +-0 kept.
-TEST(Numerics22, CudaHostFp6Fp4) {
+TEST(CudaHostConventions, CudaHostFp6Fp4) {
   for (Round r : {Round::rn, Round::rz}) {
     EXPECT_EQ(conv("cuda-host", kNaN, Fmt::e2m1, r).code, 0x7u);
     EXPECT_EQ(conv("cuda-host", -kNaN, Fmt::e2m1, r).code, 0x7u);
@@ -161,7 +161,7 @@ TEST(Numerics22, CudaHostFp6Fp4) {
 
 // UE8M0: rz = exponent of bf16_rz(|x|); rp rounds |x| up to a power of two; satfinite turns
 // a non-NaN 0xFF into 0xFE; sign ignored; 0 and tiny give 0x00.
-TEST(Numerics22, CudaHostUe8m0) {
+TEST(CudaHostConventions, CudaHostUe8m0) {
   const float tiny = std::ldexp(1.0f, -140);  // f32 subnormal, below 2^-127
   for (bool sat : {false, true}) {
     for (Round r : {Round::rz, Round::ru}) {
@@ -186,7 +186,7 @@ TEST(Numerics22, CudaHostUe8m0) {
   EXPECT_EQ(conv("cuda-host", 1.99f, Fmt::ue8m0, Round::rz).code, 0x7Fu);
 }
 
-TEST(Numerics22, CudaHostF16Bf16) {
+TEST(CudaHostConventions, CudaHostF16Bf16) {
   EXPECT_EQ(conv("cuda-host", 65520.0f, Fmt::f16, Round::rn).code, 0x7C00u) << "IEEE overflow";
   EXPECT_EQ(conv("cuda-host", std::nextafter(65520.0f, 0.0f), Fmt::f16, Round::rn).code, 0x7BFFu);
   EXPECT_EQ(conv("cuda-host", 1e10f, Fmt::f16, Round::rz).code, 0x7BFFu);
@@ -200,8 +200,8 @@ TEST(Numerics22, CudaHostF16Bf16) {
   EXPECT_EQ(conv("cuda-host", -1.0001f, Fmt::f16, Round::rd).code, 0xBC01u);
 }
 
-// NUMERICS §1: ue8m0 0x00 is 2^-127 and converts to bf16 0x0040.
-TEST(Numerics22, Ue8m0ZeroCodeToBf16) {
+// docs/formats.md: ue8m0 0x00 is 2^-127 and converts to bf16 0x0040.
+TEST(CudaHostConventions, Ue8m0ZeroCodeToBf16) {
   EXPECT_EQ(tcemu::convert(Fmt::ue8m0, Fmt::bf16, 0x00, ConvertOptions{}).code, 0x0040u);
   EXPECT_EQ(tcemu::convert(Fmt::ue8m0, Fmt::bf16, 0xFF, ConvertOptions{}).code, 0x7FFFu);
 }

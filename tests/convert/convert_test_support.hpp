@@ -147,9 +147,11 @@ inline ConvertResult expected(const tcemu::ref::Exact& x, Fmt to, const Case& c)
   return tcemu::ref::convert_exact(x, to, c.opt, c.rbits);
 }
 
-// Bit-exact agreement: the code, and whether the result is undefined.
+// Bit-exact agreement: the code and every status flag of the public ConvertResult
+// (inexact, overflow, underflow, invalid, undefined), each as the reference defines it
+// (reference/include/tcemu_ref/convert_ref.hpp).
 inline bool same(const ConvertResult& want, const ConvertResult& got) {
-  return want.code == got.code && (want.flags & tcemu::kUndefined) == (got.flags & tcemu::kUndefined);
+  return want.code == got.code && want.flags == got.flags;
 }
 
 // Counts mismatches, printing the first `limit` in full.

@@ -1,6 +1,6 @@
 // NVIDIA's host conversion functions (CUDA's cuda_fp8.h, cuda_fp6.h, cuda_fp4.h, cuda_fp16.h,
 // cuda_bf16.h; included from the toolkit, never copied) against tcemu under the cuda-host
-// convention, over all 2^32 f32 inputs, on 2 threads. NUMERICS.md §2.2.
+// convention, over all 2^32 f32 inputs, on 2 threads. Source: the CUDA 13.0 host headers (docs/sources.md).
 //
 // Labelled `long` (not in CI; several minutes). Built only when CMake found the headers
 // (TCEMU_CUDA_HOST_HEADERS). Run it with:

@@ -1,5 +1,5 @@
 // The instruction catalog: coverage of the PTX instruction families of issue 3, lookups by
-// spelling, and the datapath parameters of NUMERICS.md §3.3 for the entries it tabulates.
+// spelling, and the datapath parameters of docs/datapath.md §3 for the entries it tabulates.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -34,7 +34,7 @@ TEST(Catalog, IssueExamplesResolve) {
   EXPECT_TRUE(t->types_in_descriptor);
 }
 
-// NUMERICS.md §3.3, row by row.
+// docs/datapath.md §3, row by row.
 TEST(Catalog, ParametersOfTheSection33Table) {
   using OR = OutputRounding;
   expect_params(find("sm_70", "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32"), 4, 23, -131, OR::rz_f32);
@@ -74,7 +74,7 @@ TEST(Catalog, ParametersOfTheSection33Table) {
                 OR::rne_f16);
 }
 
-// The formerly unknown sm_90 mma.sync FP8 (NUMERICS §3.3) takes the model measured on H200
+// The formerly unknown sm_90 mma.sync FP8 (docs/datapath.md §3) takes the model measured on H200
 // (docs/hw-h200.md, finding 1): f16 widening, k-pair halves of K/2, C added after.
 TEST(Catalog, Sm90MmaSyncFp8IsTheMeasuredLowering) {
   for (const char* ptx : {"mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", "mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e5m2.f16",

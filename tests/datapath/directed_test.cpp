@@ -1,6 +1,6 @@
-// Directed probes of NUMERICS.md §5 with the published outcome for each architecture, the
-// special values of §3.1, integer wrap/satfinite, and the e8m13 chaining that FP32 promotion
-// works around (§4). Expected values are the spec's numbers (or the reference's rounding of
+// Directed probes of docs/sources.md, "Directed probes" with the published outcome for each architecture, the
+// special values of datapath.md §1, integer wrap/satfinite, and the e8m13 chaining that FP32 promotion
+// works around (quantization.md). Expected values are the spec's numbers (or the reference's rounding of
 // an exact value the spec states).
 #include <gtest/gtest.h>
 
@@ -140,7 +140,7 @@ int halvings_until_c_lost(const InstrEntry& e) {
 }
 
 TEST(FViaC, MatchesTheParameterTable) {
-  // F per NUMERICS §3.3.
+  // F per docs/datapath.md §3.
   EXPECT_EQ(halvings_until_c_lost(lookup("sm_70", "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32")), 23);
   EXPECT_EQ(halvings_until_c_lost(lookup("sm_80", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32")), 24);
   EXPECT_EQ(halvings_until_c_lost(lookup("sm_89", "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32")), 13);
@@ -152,7 +152,7 @@ TEST(FViaC, MatchesTheParameterTable) {
   EXPECT_EQ(halvings_until_c_lost(lookup("sm_120a",
                                          "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e5m2.e5m2.f32.ue8m0")),
             25);
-  // sm_100 mma.sync FP8 adds C after the products (§3.3): the cancelling pair never hides C.
+  // sm_100 mma.sync FP8 adds C after the products (datapath.md §3): the cancelling pair never hides C.
   EXPECT_EQ(halvings_until_c_lost(lookup("sm_100", "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32")), -1);
 }
 
@@ -202,7 +202,7 @@ TEST(EZero, TieVector) {
   EXPECT_EQ(one_dot(e, a, b, 0), 0x0000u);
 }
 
-// ---- specials (§3.1) ----------------------------------------------------------------------------
+// ---- specials (datapath.md §1) ----------------------------------------------------------------------------
 TEST(Specials, AsSection31) {
   for (const char* ptx : {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16"}) {
     const InstrEntry& e = lookup("sm_90", ptx);
@@ -223,7 +223,7 @@ TEST(Specials, AsSection31) {
     EXPECT_EQ(one_dot(e, {max16, nmax16}, {max16, max16}, 0), 0u) << "max*max - max*max = 0";
     (void)acc;
   }
-  // A NaN scale gives NaN (§3.2).
+  // A NaN scale gives NaN (datapath.md §1).
   const InstrEntry& mx =
       lookup("sm_120a", "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e4m3.f32.ue8m0");
   EXPECT_EQ(one_dot(mx, {0x38}, {0x38}, 0, {0xFF}, {127}), 0x7FFFFFFFu);
@@ -234,7 +234,7 @@ TEST(Specials, AsSection31) {
   EXPECT_EQ(one_dot(nv, {0x2}, {0x2}, 0, {0xB8, 0x38, 0x38, 0x38}, {0x38, 0x38, 0x38, 0x38}), f32(1.0));
 }
 
-// A finite result beyond the range gives Inf even under RZ (§3.1).
+// A finite result beyond the range gives Inf even under RZ (datapath.md §1).
 TEST(Specials, OverflowIsInfUnderRz) {
   const InstrEntry& e = lookup("sm_90", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32");
   const uint64_t fmax = 0x7F7FFFFF, bmax = 0x7F7F, one = 0x3F80;
@@ -257,7 +257,7 @@ TEST(Integer, WrapAndSatfinite) {
   EXPECT_EQ(one_dot(us, u, a, 0), static_cast<uint64_t>(static_cast<uint32_t>(-255 * 128 * 32)));
 }
 
-// ---- chaining and FP32 promotion (§3.1, §4) ----------------------------------------------------
+// ---- chaining and FP32 promotion (datapath.md §1, quantization.md) ----------------------------------------------------
 // C = 2^14, K = 128 of products 1 * 2^-5 (each wgmma adds exactly 1). Chained FP8 wgmma
 // instructions keep 13 fraction bits below 2^14 (q = 1): every instruction's 1 is lost and D
 // stays 2^14. Promotion every instruction adds each partial (started from 0) in f32: 2^14 + 4.

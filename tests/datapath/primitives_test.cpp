@@ -1,7 +1,7 @@
 // The shared datapath primitives (emulator/src/dp_primitives.hpp) against their stated
 // contracts. Expected values come from independent oracles: the exact reference (reference/,
 // rational arithmetic) for the roundings, the host's IEEE f32 addition (SSE, round to nearest
-// even) for add_rne_f32, 128-bit integer arithmetic for the shifts, and NUMERICS §3.1's
+// even) for add_rne_f32, 128-bit integer arithmetic for the shifts, and docs/datapath.md §1's
 // special-value rules typed in.
 #include <gtest/gtest.h>
 
@@ -184,7 +184,7 @@ TEST(DatapathPrimitives, AddRneF16IsTheRoundedExactSum) {
   EXPECT_EQ(dp::add_rne_f16(0x7E01, 0x3C00), 0x7FFFu);  // NaN in: the canonical NaN
 }
 
-// NUMERICS §3.1: any NaN, Inf*0 (also Inf times a zero scale), +Inf with -Inf give NaN; else
+// docs/datapath.md §1: any NaN, Inf*0 (also Inf times a zero scale), +Inf with -Inf give NaN; else
 // the Inf's sign.
 TEST(DatapathPrimitives, SpecialResults) {
   Operand inf, ninf, zero, one, nan;

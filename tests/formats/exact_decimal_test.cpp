@@ -1,6 +1,6 @@
 // tcemu::exact_decimal against the reference's exact decimal expansion: every code of the
 // formats of 16 bits or fewer, and sampled f32 / tf32 / f64 codes (specials, every power of
-// two, the ends of each binade, random codes), plus a few values printed in NUMERICS.md.
+// two, the ends of each binade, random codes), plus a few values printed in docs/formats.md.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -57,7 +57,7 @@ TEST(ExactDecimal, SampledWideFormats) {
   expect_same_decimal(Fmt::f64, wide_sample(Fmt::f64, 2000));
 }
 
-TEST(ExactDecimal, ValuesFromNumerics) {
+TEST(ExactDecimal, ValuesFromFormatTable) {
   EXPECT_EQ(tcemu::exact_decimal(Fmt::e4m3, 0x7E), "448");
   EXPECT_EQ(tcemu::exact_decimal(Fmt::e4m3, 0x01), "0.001953125");
   EXPECT_EQ(tcemu::exact_decimal(Fmt::e5m2, 0x7B), "57344");

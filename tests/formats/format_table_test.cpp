@@ -1,4 +1,4 @@
-// The property table of every format against NUMERICS.md §1 (max finite, min normal, min
+// The property table of every format against docs/formats.md (max finite, min normal, min
 // subnormal, Inf and NaN codes), the decoder against the reference's exact values, decode
 // classes, is_valid_code, names and hex spelling.
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@ using tcemu::Fmt;
 namespace ref = tcemu::ref;
 using boost::multiprecision::cpp_int;
 
-// One row of NUMERICS.md §1: values as sig * 2^exp, codes as printed there (or implied by
+// One row of docs/formats.md: values as sig * 2^exp, codes as printed there (or implied by
 // the field layout where the table gives a value only).
 struct Row {
   Fmt f;
@@ -49,7 +49,7 @@ const Row kRows[] = {
 
 ref::Exact pow2(int e) { return ref::make_finite(false, 1, e); }
 
-TEST(FormatTable, MatchesNumericsSection1) {
+TEST(FormatTable, MatchesPublishedFormatTable) {
   for (const Row& r : kRows) {
     SCOPED_TRACE(std::string(tcemu::info(r.f).name));
     EXPECT_EQ(tcemu::max_finite_code(r.f), r.max_code);

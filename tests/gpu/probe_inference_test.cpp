@@ -1,6 +1,6 @@
 // The probe inference of tcemu-gpu (tools/gpu/probe.cpp) fed with the emulator's outputs: the
 // emulator stands in for a GPU, so the inference must recover each catalog entry's own
-// parameters. This is a test of the inference (which reasons from NUMERICS.md §3.1 and §5,
+// parameters. This is a test of the inference (which reasons from docs/datapath.md §1 and the probes of docs/sources.md,
 // not from the datapath code); the datapath itself is tested against the reference elsewhere.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// Directed conversions whose results are stated by the sources: NUMERICS.md §2.2 ([N2.2],
-// NVIDIA's CUDA 13.0 host headers), §2.3 ([N2.3], the library table), §1 ([N1]),
+// Directed conversions whose results are stated by the sources: the CUDA 13.0 host headers (docs/sources.md) ([N2.2],
+// NVIDIA's CUDA 13.0 host headers), sources.md, library table ([N2.3], the library table), formats.md ([N1]),
 // docs/conversions.md ([DOC]), or worked out by hand from IEEE 754 rounding ([HAND], the
 // arithmetic is in the comment).
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Every option of docs/conversions.md ([DOC] step n), with hand-computed codes ([HAND]) and
-// the library behaviours of NUMERICS.md §2.3 ([N2.3]).
+// the library behaviours of docs/sources.md, "Where libraries disagree" ([N2.3]).
 #include <gtest/gtest.h>
 
 #include <bit>

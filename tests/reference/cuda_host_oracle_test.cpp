@@ -1,4 +1,4 @@
-// NVIDIA's own host conversions (CUDA 13.0 headers, NUMERICS.md §2.2) as an oracle for the
+// NVIDIA's own host conversions (CUDA 13.0 headers; docs/sources.md) as an oracle for the
 // reference: the headers are included from the toolkit, never copied. Only built where
 // CMake found cuda_fp8.h. Each comparison maps a CUDA function to the options that
 // docs/conversions.md gives for it (the `cuda-host` convention): FP8 rn sat/NOSAT with the

@@ -1,5 +1,5 @@
 // The reference's exact values and format properties against the numbers printed in
-// ../shared/spec/NUMERICS.md section 1 ([N1] below) and IEEE 754-2019 Table 3.5 ([IEEE]).
+// docs/formats.md ([N1] below) and IEEE 754-2019 Table 3.5 ([IEEE]).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -65,7 +65,7 @@ std::vector<FormatFacts> facts() {
   };
 }
 
-TEST(ReferenceFormats, PropertiesMatchNumerics) {
+TEST(ReferenceFormats, PropertiesMatchFormatTable) {
   for (const FormatFacts& t : facts()) {
     const std::string name = ref::params(t.f).name;
     expect_value(ref::max_finite(t.f), t.max, name + " max finite");

@@ -1,6 +1,6 @@
 // Each generator of tcemu::testing reaches every category it promises, measured over many
 // draws; what a drawn code is comes from the exact reference (ref_classes.hpp) and the
-// format facts of NUMERICS.md §1, not from the generators' own tables.
+// format facts of docs/formats.md, not from the generators' own tables.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -56,7 +56,7 @@ std::string special_category(Fmt f, uint64_t c) {
   return "other";
 }
 
-// What NUMERICS.md §1 says each format has.
+// What docs/formats.md says each format has.
 std::set<std::string> promised_specials(Fmt f) {
   const auto& p = ref::params(f);
   std::set<std::string> want;
@@ -298,7 +298,7 @@ TEST(Generators, ScaledBlocksReachEveryPattern) {
 
 TEST(Generators, QuantizerInputReachesEveryBlockPattern) {
   std::set<std::string> seen;
-  const double max_elem = 448;  // e4m3 (NUMERICS.md §1)
+  const double max_elem = 448;  // e4m3 (docs/formats.md)
   for (const auto& t : draw(gen::quantizer_input(2, 64, 32, Fmt::e4m3), 300)) {
     ASSERT_EQ(t.values.size(), 128u);
     for (size_t b = 0; b < 4; ++b) {

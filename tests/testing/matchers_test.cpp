@@ -1,5 +1,5 @@
 // The matchers' verdicts and their messages, word for word, and the .npy reader. Decoded
-// values in the expected messages are NUMERICS.md §1 facts (e4m3 0x7e = 448, 0x39 = 1.125, bf16 0x3f80 = 1, ...).
+// values in the expected messages are docs/formats.md facts (e4m3 0x7e = 448, 0x39 = 1.125, bf16 0x3f80 = 1, ...).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The ready-made properties: a correct function (written with the exact reference,
 // tcemu_reference, which shares no arithmetic with the emulator that serves as the oracle)
 // passes, and each deliberately wrong one is caught with a counterexample that is checked
-// against the reference and NUMERICS.md facts.
+// against the reference and format facts (docs/formats.md).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -74,7 +74,7 @@ TEST(ConvertsLike, MissingSaturationIsCaughtAtTheThreshold) {
   ASSERT_FALSE(r.passed);
   const Counterexample& ce = *r.counterexample;
   const float x = std::bit_cast<float>(static_cast<uint32_t>(ce.inputs.at(0).codes.bits.at(0)));
-  // The first magnitude that overflows e4m3 under RN is 464 (NUMERICS.md: 448 + half an ulp of 32).
+  // The first magnitude that overflows e4m3 under RN is 464 (docs/formats.md: 448 + half an ulp of 32).
   EXPECT_GE(std::fabs(x), 464.0f) << r;
   EXPECT_LE(std::fabs(x), 512.0f) << r;  // shrunk into the binade of the threshold
   EXPECT_EQ(ce.expected->bits & 0x7f, 0x7eu);  // +-448

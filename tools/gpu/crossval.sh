@@ -12,7 +12,7 @@
 #   2. RANDOM_TILES (default 100000) random instruction tiles per supported instruction,
 #      spread over all distributions (wgmma: as many dot products, in fewer, larger tiles;
 #      wgmma N = 8 and 256, the other 30 N with RANDOM_TILES_WGMMA_N, default 2000, each);
-#   3. the directed probes of NUMERICS.md §5 (tcemu-gpu probe): measured L, F, rounding,
+#   3. the directed probes of docs/sources.md, "Directed probes" (tcemu-gpu probe): measured L, F, rounding,
 #      e_zero, C entry, subnormals and specials next to the catalog's values;
 #   4. every PTX cvt variant of the GPU's target (cvt_check: exhaustive for sources of 16 bits
 #      or less, f32 sweeps and cvt.rs random operands sampled within CVT_BUDGET seconds).

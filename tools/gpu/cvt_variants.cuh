@@ -1,7 +1,7 @@
 // The PTX cvt variants tcemu-gpu and cvt_check run, each with the targets where it exists.
 //
 // The list was found by assembling every spelling of the emulator's catalog
-// (tcemu::ptx_cvt_catalog, NUMERICS.md §2.1: rounding x relu x satfinite x ftz x formats) with
+// (tcemu::ptx_cvt_catalog, PTX ISA §9.7.9.21: rounding x relu x satfinite x ftz x formats) with
 // `ptxas -arch=sm_90a`, `-arch=sm_100a` and `-arch=sm_120a` of CUDA 13.0, each operand in the
 // register type the inline assembly of cvt_ops.cuh gives it. MASK: 1 sm_90a, 2 sm_100a,
 // 4 sm_120a (where ptxas accepts it; the body is compiled only there). The spellings rejected

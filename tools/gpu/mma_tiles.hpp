@@ -1,5 +1,5 @@
 // Tile contents for mma_record: element codes from values (exact encoding only), the directed
-// probes of NUMERICS.md §5 and random tiles. Host only; uses tcemu's format table and decode()
+// probes of docs/sources.md, "Directed probes" and random tiles. Host only; uses tcemu's format table and decode()
 // (both header-only), so the recorded inputs do not depend on the conversions under test.
 #pragma once
 
@@ -151,7 +151,7 @@ inline std::optional<Tile> realize(const ValTile& v, const TileFormats& tf) {
   return std::nullopt;
 }
 
-// Directed probes (NUMERICS.md §5), as value tiles. Every row of A holds the probe's a vector
+// Directed probes (docs/sources.md, "Directed probes"), as value tiles. Every row of A holds the probe's a vector
 // and every column of B its b vector unless said otherwise, so each D element repeats the
 // experiment with its own C.
 inline std::vector<ValTile> directed_probes(const TileFormats& tf) {

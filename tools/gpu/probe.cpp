@@ -2,7 +2,7 @@
 // whose exact values are powers of two or short sums of them, so every input is exactly
 // representable and the outputs can only differ by the datapath's truncation and rounding.
 // Notation: P is the exponent of the leading products; "pair(x)" is an A code and a B code
-// whose product is exactly 2^x; the running reasoning is NUMERICS.md §3.1 (T-FDPA):
+// whose product is exactly 2^x; the running reasoning is docs/datapath.md §1 (T-FDPA):
 // q = max exponent - F, terms below 2^q vanish, one final rounding rho.
 #include "probe.hpp"
 

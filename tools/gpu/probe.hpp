@@ -1,4 +1,4 @@
-// The directed feature probes of NUMERICS.md §5 and the inference from their outputs to the
+// The directed feature probes of docs/sources.md, "Directed probes" and the inference from their outputs to the
 // datapath parameters (L, F, output rounding, e_zero, where C enters, subnormal and special
 // value behaviour). Host code: the probes are dot products (one D element each) handed to a
 // runner, which is the GPU in `tcemu-gpu probe` and the emulator in the tests (the emulator

@@ -11,7 +11,7 @@
 // `tcemu compare CASES.json ACTUAL.json` reads, compares them with the expected results, and
 // lists the cases it skipped and why. `random` does the same for random cases it generates
 // with tcemu's generator (N tiles per instruction, spread over the distributions). `probe`
-// runs the directed probes of NUMERICS.md §5 and prints the measured datapath parameters
+// runs the directed probes of docs/sources.md, "Directed probes" and prints the measured datapath parameters
 // next to the catalog's.
 //
 // Exit status: 0 everything ran and matched; 1 some result differs from the expected one (or

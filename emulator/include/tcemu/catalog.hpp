@@ -1,8 +1,8 @@
 // The instruction catalog: every tensor-core MMA instruction of sm_70 .. sm_120a that PTX
 // defines for the modelled types, named by its PTX spelling and the target architecture,
 // with its shape, operand and accumulator types, the datapath parameters (datapath.hpp), the
-// evidence for them and how confident that evidence is. Parameters: NUMERICS.md §3.3;
-// shapes and operands: NUMERICS.md §3.4 [PTX]. docs/datapath.md lists every family.
+// evidence for them and how confident that evidence is. Parameters: docs/datapath.md §3;
+// shapes and operands: PTX ISA §9.7.14-9.7.16 [PTX]. docs/datapath.md lists every family.
 #pragma once
 
 #include <optional>
@@ -40,7 +40,7 @@ struct InstrEntry {
   int scale_block = 0;            // elements of K per scale
   int scale_vec = 0;              // PTX scale_vec::NX
   bool types_in_descriptor = false;  // tcgen05: types are flags (--atype ...), not spelling
-  std::string evidence;           // sources (NUMERICS.md [MS] [KM] ..., hw-vectors sets)
+  std::string evidence;           // sources ([MS] [KM] ... of docs/sources.md, hw-vectors sets)
   Confidence confidence = Confidence::published;
   std::string note;               // open question or extrapolation, when any
 };

@@ -2,7 +2,7 @@
 // (as SoftFloat's roundPack), options as values, and named conventions that reproduce a PTX
 // instruction or a library's behaviour.
 //
-// Semantics are written out in docs/conversions.md; sources in ../shared/spec/NUMERICS.md §2.
+// Semantics are written out in docs/conversions.md; sources in docs/sources.md.
 #pragma once
 
 #include <cstddef>
@@ -75,11 +75,16 @@ struct ConvertOptions {
   uint8_t rs_bits = 0;
 };
 
+// Status of one conversion, as IEEE 754 §7 defines them where the formats allow (exactly the
+// reference's definitions, docs/reference.md "Flags"; the exhaustive and stratified tests
+// compare every flag with the reference):
 enum Flag : uint8_t {
-  kInexact = 1,
-  kOverflow = 2,
-  kUnderflow = 4,   // tiny and inexact
-  kInvalid = 8,     // NaN into a format without NaN, negative into unsigned
+  kInexact = 1,     // the result differs from the input (also overflow, Inf made MAX, 0 into ue8m0)
+  kOverflow = 2,    // the rounded magnitude is above MAX, or an Inf input became +-MAX
+  kUnderflow = 4,   // |x| < 2^emin before rounding and inexact; a result flushed by ftz
+  kInvalid = 8,     // NaN into a format without NaN or an integer, a negative refused by
+                    // neg_to_unsigned, out of an integer's range (or Inf into one), a number
+                    // or Inf turned into NaN (e4m3, ue4m3, ue8m0 without satfinite)
   kUndefined = 16,  // the options define no result for this input (see NanToFinite::undefined)
 };
 
@@ -143,7 +148,7 @@ class Converter {
 struct Convention {
   std::string_view name;
   std::string_view summary;  // one line: whose behaviour, and what stands out
-  std::string_view source;   // where the behaviour comes from (NUMERICS.md section, file)
+  std::string_view source;   // where the behaviour comes from (specification section, file)
 };
 std::span<const Convention> conventions();
 const Convention* find_convention(std::string_view name);

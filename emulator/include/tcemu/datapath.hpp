@@ -4,7 +4,7 @@
 // (exact groups of 16 products, then scaled, aligned and truncated), and the integer MMA.
 // Every parameter is explicit; the instruction catalog (catalog.hpp) says which values each
 // real instruction uses. The definitions and their sources are in
-// ../shared/spec/NUMERICS.md §3 ([MS] MMA-Sim, [KM] Khattak & Mikaitis); docs/datapath.md
+// docs/datapath.md ([MS] MMA-Sim, [KM] Khattak & Mikaitis; docs/sources.md), which also
 // works an example through. The fast path is integer arithmetic on decoded operands.
 #pragma once
 
@@ -74,7 +74,7 @@ uint64_t fdpa_step(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint
                    std::span<const uint64_t> b, uint64_t c, const BlockScales* scales = nullptr);
 
 // A dot product of any length: d = c; for each L-chunk in k order, d = fdpa_step(chunk, d)
-// (NUMERICS §3.1, "K larger than L"). A last partial chunk is padded with zero terms.
+// (docs/datapath.md §1, "K larger than L"). A last partial chunk is padded with zero terms.
 // With kpair_halves or C added after the instruction, the chunks are instructions of
 // instruction_terms(p) terms: each one's steps (over instruction_k_order) chain from +0 (or
 // from d), and C (the running d) is added after by add_rne.
@@ -112,10 +112,10 @@ uint64_t int_step_decoded(const DatapathParams& p, const Operand* a, const Opera
 
 // Rounds the exact value (-1)^neg * mag * 2^exp (plus a sticky "something below") to f32 or
 // f16, toward zero or to nearest even. Overflow gives Inf in both modes (the tensor cores
-// give Inf for a finite result beyond the range even under RZ, NUMERICS §3.1). mag == 0 with
+// give Inf for a finite result beyond the range even under RZ, docs/datapath.md §1). mag == 0 with
 // no sticky gives +0.
 uint64_t round_to_float(bool neg, uint64_t mag, int exp, bool sticky, Fmt to, bool nearest_even);
-// rho of NUMERICS §3.1 applied to an exact value.
+// rho of docs/datapath.md §1 applied to an exact value.
 uint64_t apply_output_rounding(OutputRounding r, bool neg, uint64_t mag, int exp);
 // IEEE f32 addition rounding to nearest even (both inputs f32 codes).
 uint32_t f32_add_rne(uint32_t x, uint32_t y);

@@ -7,7 +7,7 @@
 
 namespace tcemu {
 
-// rho: the one rounding applied to the fused sum S * 2^q (NUMERICS §3.1). The first three are
+// rho: the one rounding applied to the fused sum S * 2^q (docs/datapath.md §1). The first three are
 // what the catalog's instructions use; rne_f32 and rz_f16 are alternatives that compare's
 // diagnosis tries ("RNE instead of RZ"), no instruction is known to use them.
 enum class OutputRounding : uint8_t {
@@ -22,7 +22,7 @@ enum class OutputRounding : uint8_t {
 enum class CEntry : uint8_t {
   fused,          // C is one more term of the truncated fused sum (T-FDPA as published)
   rne_f32_after,  // the products alone are summed and rounded (rho), then C is added by an
-                  // f32 add rounding to nearest even (sm_100 mma.sync FP8, NUMERICS §3.3)
+                  // f32 add rounding to nearest even (sm_100 mma.sync FP8, docs/datapath.md §3)
   rne_after_instruction,  // an instruction's steps chain from +0 (each step's C is the previous
                           // step's rounded result), then the accumulator is added by one IEEE
                           // add rounding to nearest even in the output format, f32 or f16

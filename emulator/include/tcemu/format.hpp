@@ -4,7 +4,7 @@
 // width, exponent and mantissa bits, bias, how special values are encoded, signedness.
 // Codes travel as uint64_t holding the format's bit pattern in its low bits.
 //
-// Sources: ../shared/spec/NUMERICS.md section 1 (PTX ISA 5.2.3, OCP MX v1.0, CUDA headers).
+// Sources: docs/formats.md (PTX ISA 5.2.3, OCP MX v1.0, CUDA headers).
 #pragma once
 
 #include <array>

@@ -1,7 +1,7 @@
 // Dynamic loss scaling, bit for bit: PyTorch's GradScaler (torch.amp) update rule and unscale
 // arithmetic, and Megatron-LM's DynamicGradScaler with hysteresis.
 //
-// Sources: ../shared/spec/NUMERICS.md §4; PyTorch `aten/src/ATen/native/cuda/AmpKernels.cu`
+// Sources: docs/quantization.md; PyTorch `aten/src/ATen/native/cuda/AmpKernels.cu`
 // (_amp_update_scale_cuda_kernel, _amp_foreach_non_finite_check_and_unscale_) and
 // `torch/amp/grad_scaler.py` (inv_scale = scale.double().reciprocal().float()); Megatron-LM
 // `megatron/core/optimizer/grad_scaler.py` (DynamicGradScaler). docs/quantization.md.

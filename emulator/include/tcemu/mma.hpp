@@ -1,6 +1,6 @@
 // Whole-matrix MMA: D = A*B + C for any M, N, K that tile into an instruction, chaining over
 // K exactly as a loop of that instruction does (each instruction applies its datapath to its
-// K slice with the running D as C; NUMERICS.md §3.1 "K larger than L"). Block scales are
+// K slice with the running D as C; docs/datapath.md §1 "K larger than L"). Block scales are
 // logical per-block arrays. Optionally the FP32 promotion of Hopper FP8 GEMMs (§4).
 #pragma once
 
@@ -17,7 +17,7 @@
 namespace tcemu {
 
 struct MmaOptions {
-  // FP32 promotion (DeepSeek-V3 / DeepGEMM, NUMERICS §4): every `promote_every` instructions
+  // FP32 promotion (DeepSeek-V3 / DeepGEMM [DS], docs/datapath.md §4): every `promote_every` instructions
   // along K the tensor-core partial sum (started from +0) is added into an f32 accumulator
   // by an f32 add rounding to nearest even (a CUDA-core FADD); the accumulator starts at C.
   // 0 = off: the instructions chain D directly (what a plain loop of wgmma does).

@@ -1,7 +1,7 @@
 // PTX `cvt` instructions, bit for bit: operand packing and element order of the x2/x4
 // forms, on top of the element conversions of convert.hpp.
 //
-// Source: PTX ISA §9.7.9.21 (cvt), summarised in ../shared/spec/NUMERICS.md §2.1.
+// Source: PTX ISA §9.7.9.21 (cvt), summarised in docs/sources.md and docs/conversions.md.
 // Packing: the first source operand ("a") lands in the highest field of the destination.
 #pragma once
 
@@ -49,8 +49,10 @@ int ptx_cvt_src_bits(const PtxCvt& c);
 // `rs_map` selects how the random-bit register is split among elements (see
 // docs/conversions.md: the mapping is unverified on hardware).
 enum class RsBitMap : uint8_t {
-  ptx_doc,        // per NUMERICS.md §2.1: f16x2 13 low bits of each half (upper half for a),
-                  // bf16x2 each 16-bit half; x4: byte 3 -> a, byte 2 -> b, byte 1 -> e, byte 0 -> f
+  ptx_doc,        // the PTX ISA's text (§9.7.9.21) read literally: f16x2 13 low bits of each
+                  // half (upper half for a), bf16x2 each 16-bit half; x4 FP8/FP6 ("upper 16
+                  // bits for a, b"): byte 3 -> a, 2 -> b, 1 -> e, 0 -> f; e2m1x4 ("upper 8 bits
+                  // of both halves for a, b"): byte 3 -> a, 1 -> b, 2 -> e, 0 -> f. Unmeasured.
   flashinfer_hw,  // x4: per 16-bit half, the high byte as-is for b/f, the bit-reversed low
                   // byte for a/e (one third-party hardware report)
 };

@@ -1,6 +1,6 @@
-// Reference datapath models: NUMERICS.md §3 written straight from its definitions with exact
+// Reference datapath models: docs/datapath.md written straight from its definitions with exact
 // rational arithmetic (Boost.Multiprecision). Shares no arithmetic with emulator/: codes are
-// taken apart here from the bit layouts of NUMERICS §1, E(x) is floor(log2|x|) of the exact
+// taken apart here from the bit layouts of docs/formats.md, E(x) is floor(log2|x|) of the exact
 // value, trunc0 is an exact integer division, rho is a rounding of the exact rational.
 // Also: the exact dot product, its correct rounding, and error measures.
 #pragma once
@@ -37,7 +37,7 @@ int floor_log2(const Rational& x);
 // +0 unless `neg_zero`.
 uint64_t round_to(const Rational& x, Fmt to, Round mode, bool neg_zero = false);
 
-// One fused step / a chained dot product of the datapath models (§3.1, §3.2). Same contract
+// One fused step / a chained dot product of the datapath models (docs/datapath.md §1). Same contract
 // as tcemu::fdpa_step / fdpa_dot.
 uint64_t fdpa_step(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint64_t> a, std::span<const uint64_t> b,
                    uint64_t c, const BlockScales* scales = nullptr);

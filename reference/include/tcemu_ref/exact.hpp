@@ -1,6 +1,6 @@
 // The exact value of every code, written straight from the bit-field definitions with
 // Boost.Multiprecision integers. Independent of emulator/: only the Fmt ids are shared; the
-// format parameters below are typed in again from ../shared/spec/NUMERICS.md section 1.
+// format parameters below are typed in again from docs/formats.md.
 #pragma once
 
 #include <boost/multiprecision/cpp_int.hpp>
@@ -24,7 +24,7 @@ enum class NanCodes : uint8_t {
   none,      // every code is a number (e3m2, e2m3, e2m1, integers)
 };
 
-// The reference's own parameters of a format (NUMERICS.md section 1).
+// The reference's own parameters of a format (docs/formats.md).
 struct FormatParams {
   Fmt id;
   const char* name;
@@ -77,7 +77,7 @@ Exact make_nan(bool sign);
 
 // The value of `code`, decoded from its bit fields. Throws std::invalid_argument when the
 // code has bits set above the format's width. tf32's low 13 bits are ignored, as the tensor
-// cores read a tf32 operand (NUMERICS.md section 1).
+// cores read a tf32 operand (docs/formats.md).
 Exact exact_value(Fmt f, uint64_t code);
 
 // Every digit: "0.001953125", "-448", "-0", "inf", "-inf", "nan".
@@ -89,7 +89,7 @@ int compare(const Exact& a, const Exact& b);
 cpp_rational to_rational(const Exact& x);  // finite only
 
 // Properties of each format, computed from the parameters (tests check them against the
-// numbers printed in NUMERICS.md). Integers: max/min are the range ends, min normal 1.
+// numbers printed in docs/formats.md). Integers: max/min are the range ends, min normal 1.
 Exact max_finite(Fmt f);
 Exact min_normal(Fmt f);                   // ue8m0: 2^-127, the smallest value
 std::optional<Exact> min_subnormal(Fmt f);  // nullopt without subnormals

@@ -26,8 +26,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixtures  # noqa: E402
 
 # A line is a command when, after its indentation and an optional "$ " prompt, it starts
-# with `tcemu ` or `scripts/`, or it is `echo`/`printf`/`cat` output piped into tcemu.
-COMMAND = re.compile(r"^(tcemu\s|scripts/\S+|(echo|printf|cat)\s.*\|\s*tcemu\s)")
+# with `tcemu ` or `scripts/`, or it is `echo`/`printf`/`cat` output piped into tcemu, or it
+# runs something of the build tree: `build/release/...` (benchmarks),
+# `PYTHONPATH=build/release/python /usr/bin/python3 ...` (the Python package) or
+# `cmake --build build/release ...`.
+COMMAND = re.compile(r"^(tcemu\s|scripts/\S+|(echo|printf|cat)\s.*\|\s*tcemu\s|" +
+                     r"build/release/\S+|PYTHONPATH=build/release/python\s|cmake --build build/release\b)")
+# Commands of the build tree run from the repository's root, where their relative paths lead.
+IN_REPO = re.compile(r"^(build/release/|PYTHONPATH=build/release/python\s|cmake --build build/release\b)")
 FENCE = re.compile(r"^\s*(```|~~~)\s*([\w+-]*)")
 SHELL_LANGS = {"", "sh", "bash", "shell", "console"}
 DIRECTIVE = re.compile(r"<!--\s*doc-test:\s*(\w[\w-]*)\s*(.*?)\s*-->")
@@ -169,6 +175,9 @@ def run_document(root, cli_dir, rel, cmds, timeout, keep):
     env = dict(os.environ)
     env["PATH"] = cli_dir + os.pathsep + env.get("PATH", "")
     env["TCEMU_REPO"] = root
+    # Benchmarks shown in the docs run each case for as short a time as Google Benchmark
+    # allows (the flag's environment form): the test checks that they run, not how fast.
+    env["BENCHMARK_MIN_TIME"] = "0.001"
     failures = []
     known = known_failures()
     try:
@@ -182,7 +191,7 @@ def run_document(root, cli_dir, rel, cmds, timeout, keep):
             text = re.sub(r"^scripts/", root.rstrip("/") + "/scripts/", c.text)
             fixtures.before(scratch, cli_dir, text)
             try:
-                p = subprocess.run(["bash", "-o", "pipefail", "-c", text], cwd=scratch, env=env,
+                p = subprocess.run(["bash", "-o", "pipefail", "-c", text], cwd=root if IN_REPO.match(text) else scratch, env=env,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
                 rc, out = p.returncode, p.stdout.decode("utf-8", "replace")
             except subprocess.TimeoutExpired:

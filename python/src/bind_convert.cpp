@@ -35,7 +35,8 @@ ConvertOptions resolve_options(const std::string& convention, Fmt from, Fmt to, 
 py::array convert_codes(const py::array& codes, const std::string& from_name, const std::string& to_name,
                         const std::optional<std::string>& round, bool satfinite, bool relu, bool ftz,
                         const std::string& convention, const std::optional<py::array>& rbits,
-                        const std::optional<py::array>& out_arg) {
+                        const std::optional<py::array>& out_arg, int threads) {
+  const Exec exec = exec_of(threads);
   const Fmt from = format_of(from_name, "src"), to = format_of(to_name, "dst");
   const ConvertOptions opt = resolve_options(convention, from, to, round, satfinite, relu, ftz);
   if (static_cast<size_t>(codes.itemsize()) != container_bytes(from))
@@ -92,7 +93,7 @@ py::array convert_codes(const py::array& codes, const std::string& from_name, co
   const Converter conv(from, to, opt);
   {
     py::gil_scoped_release nogil;
-    conv.run(src, dst, n, rb);
+    conv.run(src, dst, n, rb, exec);  // the same codes for every thread count
   }
   return out;
 }
@@ -139,7 +140,7 @@ py::array cvt_eval(const std::string& spelling, const py::array_t<uint64_t>& reg
 void init_convert(py::module_& m) {
   m.def("convert_codes", &convert_codes, py::arg("codes"), py::arg("src"), py::arg("dst"), py::arg("round"),
         py::arg("satfinite"), py::arg("relu"), py::arg("ftz"), py::arg("convention"), py::arg("rbits"),
-        py::arg("out") = py::none());
+        py::arg("out") = py::none(), py::arg("threads") = 0);
   m.def("container_bytes", [](const std::string& f) { return container_bytes(format_of(f, "fmt")); });
   m.def("conventions", [] {
     py::list l;

@@ -63,7 +63,8 @@ namespace {
 
 PyQuantized quantize(const py::array_t<float>& x, size_t rows, size_t cols, const std::string& recipe,
                      const py::dict& options, const std::optional<py::array_t<uint32_t>>& rbits, uint64_t seed,
-                     uint64_t offset, bool have_seed) {
+                     uint64_t offset, bool have_seed, int threads) {
+  const Exec exec = exec_of(threads);
   PyQuantized out;
   out.recipe = make_recipe(recipe, options);
   try {
@@ -91,18 +92,19 @@ PyQuantized quantize(const py::array_t<float>& x, size_t rows, size_t cols, cons
   std::span<const float> xs(x.data(), n);
   try {
     py::gil_scoped_release nogil;
-    out.q = quant::quantize(out.recipe, xs, rows, cols, rb);
+    out.q = quant::quantize(out.recipe, xs, rows, cols, rb, exec);
   } catch (const std::invalid_argument& e) {
     throw py::value_error(std::string("recipe: ") + e.what());
   }
   return out;
 }
 
-py::array_t<float> dequantize(const PyQuantized& q) {
+py::array_t<float> dequantize(const PyQuantized& q, int threads) {
+  const Exec exec = exec_of(threads);
   std::vector<float> v;
   try {
     py::gil_scoped_release nogil;
-    v = quant::dequantize(q.recipe, q.q);
+    v = quant::dequantize(q.recipe, q.q, exec);
   } catch (const std::invalid_argument& e) {
     throw py::value_error(std::string("dequantize: ") + e.what());
   }
@@ -154,8 +156,9 @@ void init_quant(py::module_& m) {
       .def_property_readonly("recipe", [](const PyQuantized& q) { return golden::recipe_json(q.recipe).dump(); })
       .def_property_readonly("shape", [](const PyQuantized& q) { return py::make_tuple(q.q.rows, q.q.cols); });
   m.def("quantize_f32", &quantize, py::arg("x"), py::arg("rows"), py::arg("cols"), py::arg("recipe"), py::arg("options"),
-        py::arg("rbits"), py::arg("seed"), py::arg("offset"), py::arg("have_seed"));
-  m.def("dequantize_q", &dequantize, py::arg("q"));
+        py::arg("rbits"), py::arg("seed"), py::arg("offset"), py::arg("have_seed"),
+        py::arg("threads") = 0);
+  m.def("dequantize_q", &dequantize, py::arg("q"), py::arg("threads") = 0);
   m.def("philox_words", [](uint64_t seed, uint64_t offset, size_t n) {
     const std::vector<uint32_t> w = philox_words(seed, offset, n);
     py::array_t<uint32_t> out(static_cast<py::ssize_t>(n));

@@ -7,10 +7,12 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "tcemu/format.hpp"
+#include "tcemu/parallel.hpp"
 
 namespace tcemu::py_bind {
 
@@ -21,6 +23,17 @@ inline Fmt format_of(const std::string& name, const char* arg) {
   auto f = parse_format(name);
   if (!f) throw py::value_error(std::string(arg) + ": unknown format '" + name + "'");
   return *f;
+}
+
+// The Exec of a threads= value (0: TCEMU_NUM_THREADS, else every core), checked before any
+// work: a bad value (or a bad TCEMU_NUM_THREADS when 0 asks for it) is ValueError naming threads.
+inline Exec exec_of(int threads) {
+  try {
+    (void)thread_count(Exec{threads});
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(std::string("threads: ") + e.what());
+  }
+  return Exec{threads};
 }
 
 // A C-contiguous array's element count and data (the Python layer passes only those).

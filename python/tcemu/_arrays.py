@@ -119,3 +119,15 @@ def uint32_array(x, name, shape=None):
 
 def scalar_result(x_was_scalar, out):
     return int(out.reshape(-1)[0]) if x_was_scalar else out
+
+
+def threads_arg(v, name="threads"):
+    """A threads= value for the C++ Exec: None -> 0 ($TCEMU_NUM_THREADS, else every core), else
+    an int in 1..4096 (results are the same for every thread count)."""
+    if v is None:
+        return 0
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{name}: an int (1..4096) or None is required, got {type(v).__name__}")
+    if not 1 <= v <= 4096:
+        raise ValueError(f"{name}: {v} is outside 1..4096 (None: $TCEMU_NUM_THREADS, else every core)")
+    return int(v)

@@ -4,7 +4,7 @@ same results as `tcemu convert` and `tcemu cvt` element for element."""
 import numpy as np
 
 from . import _tcemu
-from ._arrays import as_array, codes, format_name, scalar_result, uint32_array
+from ._arrays import as_array, codes, format_name, scalar_result, threads_arg, uint32_array
 
 
 def _opts(round, satfinite, relu, ftz, convention):
@@ -33,16 +33,18 @@ def _check_out(out, c, dst):
     return out
 
 
-def _run(c, src, dst, round, satfinite, relu, ftz, convention, rbits, was_scalar, out=None):
+def _run(c, src, dst, round, satfinite, relu, ftz, convention, rbits, was_scalar, out=None, threads=None):
+    th = threads_arg(threads)
     rb = None if rbits is None else uint32_array(rbits, "rbits", c.shape if np.ndim(rbits) else None)
     if rb is not None and rb.shape != c.shape:
         rb = np.ascontiguousarray(np.broadcast_to(rb, c.shape))
-    res = _tcemu.convert_codes(c, src, dst, round, satfinite, relu, ftz, convention, rb, _check_out(out, c, dst))
+    res = _tcemu.convert_codes(c, src, dst, round, satfinite, relu, ftz, convention, rb, _check_out(out, c, dst),
+                               th)
     return scalar_result(was_scalar and out is None, res)
 
 
 def convert(codes_in, src, dst, *, round=None, satfinite=False, relu=False, ftz=False, convention=None, rbits=None,
-            out=None):
+            out=None, threads=None):
     """Converts codes of format `src` into codes of `dst` (an array of the same shape, uint8 /
     uint16 / uint32 / uint64 by the destination's width; an int for a scalar input).
 
@@ -50,11 +52,13 @@ def convert(codes_in, src, dst, *, round=None, satfinite=False, relu=False, ftz=
     convention: a named convention (tcemu.conventions()); unset options keep its values, and
     options it does not allow raise ValueError (as `tcemu convert --convention`).
     out: an array to write the result into (the shape of codes, the destination's dtype,
-    C-contiguous), returned; saves allocating one per call on large arrays."""
+    C-contiguous), returned; saves allocating one per call on large arrays.
+    threads: how many threads convert (None: $TCEMU_NUM_THREADS, else every core; arrays are
+    split in chunks of 64 Ki elements). The codes are the same for every thread count."""
     src, dst = format_name(src, "src"), format_name(dst, "dst")
     opts = _opts(round, satfinite, relu, ftz, convention)
     c = codes(codes_in, src, "codes")
-    return _run(c, src, dst, *opts, rbits, np.ndim(codes_in) == 0 and not hasattr(codes_in, "shape"), out)
+    return _run(c, src, dst, *opts, rbits, np.ndim(codes_in) == 0 and not hasattr(codes_in, "shape"), out, threads)
 
 
 def encode(values, fmt, *, round=None, satfinite=False, relu=False, ftz=False, convention=None, rbits=None):

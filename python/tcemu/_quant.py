@@ -7,7 +7,7 @@ import struct
 import numpy as np
 
 from . import _tcemu
-from ._arrays import as_array, uint32_array
+from ._arrays import as_array, threads_arg, uint32_array
 
 Quantized = _tcemu.Quantized
 MegatronScaler = _tcemu.MegatronScaler
@@ -47,7 +47,7 @@ def _options(options):
     return out
 
 
-def quantize(x, recipe, *, rbits=None, seed=None, offset=0, **options):
+def quantize(x, recipe, *, rbits=None, seed=None, offset=0, threads=None, **options):
     """Quantizes x (float32; float16 and bfloat16 exactly widened; leading dimensions folded
     into rows, a 1-D x is one row) with a named recipe (tcemu.recipes()). Options override the
     preset, with the names of a golden file's recipe object (docs/golden.md): MX elem, block,
@@ -55,7 +55,10 @@ def quantize(x, recipe, *, rbits=None, seed=None, offset=0, **options):
     round, rs_map, global_amax, rht, rht_signs, rht_out; FP8 format, pow2, tile128.
     Stochastic rounding takes rbits (uint32 words) or seed/offset (Philox4x32-10, as the CLI).
     Returns a Quantized: .codes (rows x cols uint8), .scales (uint8 codes, or float32
-    scale_inv for FP8 recipes), .global_scale (NVFP4, else None), .amax."""
+    scale_inv for FP8 recipes), .global_scale (NVFP4, else None), .amax.
+    threads: how many threads quantize (None: $TCEMU_NUM_THREADS, else every core); the codes,
+    scales and amax are the same bits for every thread count."""
+    th = threads_arg(threads)
     if not isinstance(recipe, str):
         raise TypeError(f"recipe: a recipe name is required, got {type(recipe).__name__}")
     v = _f32_values(x, "x")
@@ -73,15 +76,16 @@ def quantize(x, recipe, *, rbits=None, seed=None, offset=0, **options):
     if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
         raise TypeError("offset: a non-negative int is required")
     return _tcemu.quantize_f32(v2, rows, cols, recipe, _options(options), rb, int(seed or 0), int(offset),
-                               seed is not None)
+                               seed is not None, th)
 
 
-def dequantize(q):
+def dequantize(q, *, threads=None):
     """The values a Quantized stands for (float32, rows x cols), in the recipe's arithmetic
-    (its dequant option: ocp / te for MX, tcemu / te for NVFP4)."""
+    (its dequant option: ocp / te for MX, tcemu / te for NVFP4). threads: as quantize()."""
+    th = threads_arg(threads)
     if not isinstance(q, Quantized):
         raise TypeError(f"q: a tcemu.Quantized (from tcemu.quantize) is required, got {type(q).__name__}")
-    return _tcemu.dequantize_q(q)
+    return _tcemu.dequantize_q(q, th)
 
 
 def recipe_options(recipe, **options):

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "tcemu/convert.hpp"
+#include "tcemu_golden/evaluate.hpp"
 #include "tcemu_golden/golden.hpp"
 #include "tcemu_golden/npy.hpp"
 
@@ -121,6 +122,52 @@ TEST(MmaCli, CommittedGoldenCasesBitForBit) {
     }
   }
   EXPECT_EQ(checked, 21);
+  std::filesystem::remove_all(dir);
+}
+
+// tf32 operands with any of their low 13 bits set compute as the cleared codes (the tensor
+// core reads bits & 0xFFFFE000): committed wgmma tf32 cases (checked against the reference by
+// the committed-set test) with the low bits of A and B replaced by random ones give the expected D bit for
+// bit through the golden evaluator, through a golden file written and read back (`tcemu
+// golden check` reproduces it), and through `tcemu mma` on .npy operands.
+TEST(MmaCli, Tf32LowContainerBitsAreIgnored) {
+  const auto sets = std::filesystem::path(TCEMU_SOURCE_DIR) / "golden" / "sets";
+  const auto dir = work_dir();
+  GoldenFile f = read_golden((sets / "wgmma_tf32.json").string());
+  ASSERT_GE(f.cases.size(), 2u);
+  GoldenFile dirty_file = f;
+  dirty_file.cases.clear();
+  uint64_t x = 99;
+  size_t dirtied = 0;
+  for (size_t i : {size_t{0}, size_t{1}, f.cases.size() - 1}) {
+    Case c = f.cases[i];
+    for (const char* name : {"A", "B"}) {
+      Array& a = c.operands.at(name);
+      ASSERT_EQ(a.type.name, "tf32");
+      for (size_t r = 0; r < a.rows; ++r)
+        for (size_t k = 0; k < a.cols; ++k) {
+          x = x * 6364136223846793005ull + 1442695040888963407ull;
+          const uint64_t low = 1 + (x >> 33) % 0x1FFF;
+          if ((a.at(r, k) & 0x1FFF) == low) continue;  // already these bits (the "bits" case draws them)
+          a.set(r, k, (a.at(r, k) & 0xFFFFE000u) | low);
+          ++dirtied;
+        }
+    }
+    EXPECT_EQ(evaluate(c), c.expected.logical()) << c.name;
+    const CliRun r = tcemu(args_for(c, dir) + " --threads 2 --quiet");
+    ASSERT_EQ(r.status, 0) << c.name << ": " << r.out;
+    EXPECT_EQ(npy_codes((dir / "D.npy").string()), storage(c.expected)) << c.name;
+    dirty_file.cases.push_back(std::move(c));
+  }
+  const std::string path = (dir / "dirty_tf32.json").string();
+  write_golden(path, dirty_file, 0);
+  const GoldenFile back = read_golden(path);
+  ASSERT_EQ(back.cases.size(), 3u);
+  EXPECT_EQ(back.cases[0].operands.at("A").raw, dirty_file.cases[0].operands.at("A").raw);  // read as written
+  const CliRun check = tcemu("golden check " + path);
+  EXPECT_EQ(check.status, 0) << check.out;
+  EXPECT_NE(check.out.find("3 cases, 0 not reproduced"), std::string::npos) << check.out;
+  EXPECT_GT(dirtied, 1000u);
   std::filesystem::remove_all(dir);
 }
 

@@ -20,36 +20,18 @@
 #include "tcemu_golden/generate.hpp"
 #include "tcemu_golden/golden.hpp"
 #include "tcemu_golden/npy.hpp"
+#include "cli_run.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 namespace tg = tcemu::golden;
 
-std::string tmpdir() {
-  const fs::path p = fs::temp_directory_path() / ("tcemu_friction_" + std::to_string(::getpid()));
-  fs::create_directories(p);
-  return p.string();
-}
+std::string tmpdir() { return tcemu_test::tmpdir("tcemu_friction_"); }
+using tcemu_test::CliRun;
+using tcemu_test::slurp;
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-struct CliRun {
-  int rc = -1;
-  std::string out, err;
-};
-
-CliRun tcemu(const std::string& args) {
-  const std::string d = tmpdir();
-  const std::string cmd = std::string(TCEMU_CLI) + " " + args + " < /dev/null > " + d + "/stdout 2> " + d + "/stderr";
-  const int rc = std::system(cmd.c_str());
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(d + "/stdout"), slurp(d + "/stderr")};
-}
+CliRun tcemu(const std::string& args) { return tcemu_test::run_tcemu(tmpdir(), args); }
 
 // An f32 D of 64 x 8 (wgmma m64n8k16, C and D f32) in a golden file; and the same D as raw
 // codes with every element replaced by `fill` (NaN payloads) or with one element changed.
@@ -194,11 +176,7 @@ namespace {
 
 // Runs tcemu with `input` on stdin.
 CliRun tcemu_in(const std::string& args, const std::string& input) {
-  const std::string d = tmpdir();
-  std::ofstream(d + "/stdin") << input;
-  const std::string cmd = std::string(TCEMU_CLI) + " " + args + " < " + d + "/stdin > " + d + "/stdout 2> " + d + "/stderr";
-  const int rc = std::system(cmd.c_str());
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(d + "/stdout"), slurp(d + "/stderr")};
+  return tcemu_test::run_tcemu(tmpdir(), args, input);
 }
 
 TEST(Friction, DotTakesTf32AsTheTensorCoreDoes) {

@@ -1,8 +1,9 @@
 // The hostile inputs of issue 13, each as the issue gives it, through the command line: exit
 // status 2, a message naming the problem, no C++ internals ("std::", "vector::", "basic_string",
-// "bad_alloc") in it. Commands that once allocated gigabytes before failing run under a 1 GiB
-// address-space limit (ulimit -v), so that an allocation of the claimed size would fail with
-// std::bad_alloc instead of the expected message.
+// "bad_alloc") in it. Commands that once allocated gigabytes before failing run where no
+// allocation of 1 GiB or more succeeds (ulimit -v; in an ASan build, ASan's
+// max_allocation_size_mb), so that allocating the claimed size would fail loudly instead of
+// ending in the expected message.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,47 +19,21 @@
 #include "tcemu_golden/generate.hpp"
 #include "tcemu_golden/golden.hpp"
 #include "tcemu_golden/npy.hpp"
+#include "cli_run.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 namespace tg = tcemu::golden;
 
-std::string tmpdir() {
-  const fs::path p = fs::temp_directory_path() / ("tcemu_hostile_" + std::to_string(::getpid()));
-  fs::create_directories(p);
-  return p.string();
-}
+std::string tmpdir() { return tcemu_test::tmpdir("tcemu_hostile_"); }
+using tcemu_test::CliRun;
+using tcemu_test::put;
+using tcemu_test::slurp;
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-void put(const std::string& path, const std::string& bytes) {
-  std::ofstream f(path, std::ios::binary);
-  f << bytes;
-}
-
-struct CliRun {
-  int rc = -1;
-  std::string out, err;
-};
-
-// Runs tcemu ARGS (stdin from `input`), in a shell limited to 1 GiB of address space.
+// Runs tcemu ARGS (stdin from `input`) where no allocation of 1 GiB or more can succeed.
 CliRun tcemu(const std::string& args, const std::string& input = "") {
-  const std::string d = tmpdir();
-  put(d + "/stdin", input);
-  const std::string cmd = "ulimit -v 1048576; " + std::string(TCEMU_CLI) + " " + args + " < " + d + "/stdin > " + d +
-                          "/stdout 2> " + d + "/stderr";
-  const int rc = std::system(cmd.c_str());
-  CliRun r;
-  r.rc = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
-  r.out = slurp(d + "/stdout");
-  r.err = slurp(d + "/stderr");
-  return r;
+  return tcemu_test::run_tcemu(tmpdir(), args, input, true);
 }
 
 // Status 2, `fragment` in the message, no C++ internals.

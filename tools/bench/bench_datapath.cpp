@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "plain_gemm.hpp"
 #include "tcemu/catalog.hpp"
 #include "tcemu/mma.hpp"
 #include "tcemu_ref/datapath_ref.hpp"
@@ -103,34 +104,11 @@ void BM_Reference_sm90a_wgmma_e4m3(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(kDots) * kDim * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
-// A plain f32 GEMM loop (acc += a*b), the host's native rate for comparison.
-void BM_Gemm512_plain_f32(benchmark::State& state) {
-  const size_t n = static_cast<size_t>(kDim) * kDim;
-  std::vector<float> A(n), Bt(n), D(n);
-  std::mt19937 r(4);
-  std::uniform_real_distribution<float> u(-1, 1);
-  for (auto& x : A) x = u(r);
-  for (auto& x : Bt) x = u(r);
-  for (auto _ : state) {
-    for (int m = 0; m < kDim; ++m)
-      for (int j = 0; j < kDim; ++j) {
-        float acc = 0;
-        const float* a = &A[static_cast<size_t>(m) * kDim];
-        const float* b = &Bt[static_cast<size_t>(j) * kDim];
-        for (int k = 0; k < kDim; ++k) acc += a[k] * b[k];
-        D[static_cast<size_t>(m) * kDim + j] = acc;
-      }
-    benchmark::DoNotOptimize(D.data());
-  }
-  state.counters["MAC/s"] = benchmark::Counter(static_cast<double>(kDim) * kDim * kDim * static_cast<double>(state.iterations()),
-                                               benchmark::Counter::kIsRate);
-}
-
 }  // namespace
 
 BENCHMARK(BM_Gemm512_sm90a_wgmma_f16)->Unit(benchmark::kMillisecond)->Iterations(2);
 BENCHMARK(BM_Gemm512_sm90a_wgmma_e4m3)->Unit(benchmark::kMillisecond)->Iterations(2);
 BENCHMARK(BM_Gemm512_sm100a_mxf4nvf4)->Unit(benchmark::kMillisecond)->Iterations(2);
 BENCHMARK(BM_Reference_sm90a_wgmma_e4m3)->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_Gemm512_plain_f32)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK(plain_f32_gemm_512)->Name("BM_Gemm512_plain_f32")->Unit(benchmark::kMillisecond)->Iterations(2);
 BENCHMARK_MAIN();

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "plain_gemm.hpp"
 #include "tcemu/catalog.hpp"
 #include "tcemu/mma_parallel.hpp"
 
@@ -109,30 +110,6 @@ void PerCore512(benchmark::State& s) {
   run_gemm(s, g, 1);
 }
 
-// The plain f32 GEMM (acc += a*b over K, B transposed): the host's native rate on one core.
-void PerCore512_plain_f32(benchmark::State& state) {
-  constexpr int kDim = 512;
-  const size_t n = static_cast<size_t>(kDim) * kDim;
-  std::vector<float> A(n), Bt(n), D(n);
-  std::mt19937 r(4);
-  std::uniform_real_distribution<float> u(-1, 1);
-  for (auto& x : A) x = u(r);
-  for (auto& x : Bt) x = u(r);
-  for (auto _ : state) {
-    for (int m = 0; m < kDim; ++m)
-      for (int j = 0; j < kDim; ++j) {
-        float acc = 0;
-        const float* a = &A[static_cast<size_t>(m) * kDim];
-        const float* b = &Bt[static_cast<size_t>(j) * kDim];
-        for (int k = 0; k < kDim; ++k) acc += a[k] * b[k];
-        D[static_cast<size_t>(m) * kDim + j] = acc;
-      }
-    benchmark::DoNotOptimize(D.data());
-  }
-  state.counters["MAC/s"] = benchmark::Counter(static_cast<double>(kDim) * kDim * kDim * static_cast<double>(state.iterations()),
-                                               benchmark::Counter::kIsRate);
-}
-
 // 1024^3 e4m3 and mxf4nvf4 on state.range(0) threads, wall-clock rate.
 void Threads1024_wgmma_e4m3(benchmark::State& s) {
   static const Gemm g = make(kE4m3, 1024);
@@ -152,7 +129,7 @@ BENCHMARK(PerCore512<kE4m3>)->Name("PerCore512/sm90a_wgmma_e4m3")->Unit(benchmar
 BENCHMARK(PerCore512<kF8f6f4>)->Name("PerCore512/sm100a_f8f6f4_e4m3xe2m1")->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(PerCore512<kMxf8f6f4>)->Name("PerCore512/sm100a_mxf8f6f4_e4m3")->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(PerCore512<kMxf4nvf4>)->Name("PerCore512/sm100a_mxf4nvf4_4X")->Unit(benchmark::kMillisecond)->Iterations(3);
-BENCHMARK(PerCore512_plain_f32)->Name("PerCore512/plain_f32_loop")->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(plain_f32_gemm_512)->Name("PerCore512/plain_f32_loop")->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(Threads1024_wgmma_e4m3)->Name("Threads1024/sm90a_wgmma_e4m3")->Arg(1)->Arg(2)->Arg(4)->Arg(16)
     ->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(2);
 BENCHMARK(Threads1024_mxf4nvf4)->Name("Threads1024/sm100a_mxf4nvf4_4X")->Arg(1)->Arg(2)->Arg(4)->Arg(16)

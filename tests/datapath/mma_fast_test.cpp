@@ -65,27 +65,7 @@ uint64_t random_acc(Fmt f, Rng& r) {
   }
 }
 
-struct Case {
-  const InstrEntry* e;
-  int M, N, K;
-  std::vector<uint64_t> A, B, C, sa, sb;
-  MmaProblem problem() const {
-    MmaProblem p;
-    p.M = M;
-    p.N = N;
-    p.K = K;
-    p.atype = e->atype;
-    p.btype = e->btype;
-    p.A = A;
-    p.B = B;
-    p.C = C;
-    p.scale_type = e->scale_type;
-    p.scale_block = e->scale_block;
-    p.sa = sa;
-    p.sb = sb;
-    return p;
-  }
-};
+using Case = test::OwnedProblem;
 
 Case make_case(const InstrEntry& e, int M, int N, int instrs, Dist d, Rng& r) {
   Case c{&e, M, N, e.K * instrs, {}, {}, {}, {}, {}};
@@ -173,7 +153,7 @@ MmaOptions random_options(const InstrEntry& e, Rng& r) {
 // Runs one case through the fast path (it must take it) and mma_params; every D element must
 // equal the per-dot-product chain bit for bit. Returns the number of mismatches.
 int check_case(const Case& cs, const MmaOptions& opt, int& reported, const DatapathParams* params = nullptr) {
-  const MmaProblem pr = cs.problem();
+  const MmaProblem pr = cs.view();
   const DatapathParams& p = params ? *params : cs.e->params;
   std::optional<MmaResult> fast = detail::mma_fast(p, pr, cs.e->K, opt);
   if (!fast) {
@@ -289,7 +269,7 @@ TEST(MmaFast, DeclinesWhatItDoesNotImplement) {
       *find_instruction("sm_90a", "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3").entry;
   Rng r(3);
   const Case cs = make_case(e, 2, 3, 1, Dist::normal, r);
-  const MmaProblem pr = cs.problem();
+  const MmaProblem pr = cs.view();
   ASSERT_TRUE(detail::mma_fast(e.params, pr, e.K, {}).has_value());
   std::vector<DatapathParams> off;
   for (int i = 0; i < 4; ++i) off.push_back(e.params);

@@ -38,30 +38,10 @@ std::vector<const InstrEntry*> one_entry_per_datapath() {
   return out;
 }
 
-struct Problem {
-  int M, N, K;
-  std::vector<uint64_t> A, B, C, sa, sb;
-  const InstrEntry* e;
-  MmaProblem view() const {
-    MmaProblem p;
-    p.M = M;
-    p.N = N;
-    p.K = K;
-    p.atype = e->atype;
-    p.btype = e->btype;
-    p.A = A;
-    p.B = B;
-    p.C = C;
-    p.scale_type = e->scale_type;
-    p.scale_block = e->scale_block;
-    p.sa = sa;
-    p.sb = sb;
-    return p;
-  }
-};
+using Problem = test::OwnedProblem;
 
 Problem random_problem(const InstrEntry& e, int M, int N, int instrs, Rng& r) {
-  Problem p{M, N, e.K * instrs, {}, {}, {}, {}, {}, &e};
+  Problem p{&e, M, N, e.K * instrs, {}, {}, {}, {}, {}};
   const size_t m = static_cast<size_t>(M), n = static_cast<size_t>(N), k = static_cast<size_t>(p.K);
   const Dist d = test::kDists[r() % std::size(test::kDists)];
   for (size_t i = 0; i < m * k; ++i) p.A.push_back(test::random_code(e.atype, d, r));

@@ -8,9 +8,35 @@
 #include <string_view>
 #include <vector>
 
+#include "tcemu/catalog.hpp"
 #include "tcemu/format.hpp"
+#include "tcemu/mma.hpp"
 
 namespace tcemu::test {
+
+// A whole-matrix problem's operands, owned by a test, and the MmaProblem that views them
+// (types, scale format and block from the entry).
+struct OwnedProblem {
+  const InstrEntry* e;
+  int M, N, K;
+  std::vector<uint64_t> A, B, C, sa, sb;
+  MmaProblem view() const {
+    MmaProblem p;
+    p.M = M;
+    p.N = N;
+    p.K = K;
+    p.atype = e->atype;
+    p.btype = e->btype;
+    p.A = A;
+    p.B = B;
+    p.C = C;
+    p.scale_type = e->scale_type;
+    p.scale_block = e->scale_block;
+    p.sa = sa;
+    p.sb = sb;
+    return p;
+  }
+};
 
 enum class Dist { bits, normal, cancel, subnormal, zeros, specials, extreme };
 inline constexpr Dist kDists[] = {Dist::bits, Dist::normal, Dist::cancel, Dist::subnormal,

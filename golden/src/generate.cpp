@@ -398,7 +398,15 @@ Case generate_mma(const MmaGenRequest& q) {
   c.expected_name = "D";
   c.op = OpKind::mma;
   c.name = q.name.empty() ? mma_case_name(q, e, m, scale_part) : q.name;
-  const std::vector<uint64_t> D = evaluate(c);
+  std::vector<uint64_t> D;
+  if (q.compute) {
+    const MmaInputs in = mma_inputs(c);
+    MmaResult r = q.compute(e, in.problem(c), m.options);
+    if (!r.error.empty()) throw GoldenError("case " + c.name + ": " + r.error);
+    D = std::move(r.D);
+  } else {
+    D = evaluate(c);
+  }
   c.expected = make_array(acc_t, M, N, D, q.d_col);
   c.provenance.source = "tcemu";
   c.provenance.fields = {{"source", "tcemu"},        {"tcemu_version", std::string(kTcemuVersion)},

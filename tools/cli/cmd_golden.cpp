@@ -6,7 +6,9 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <mutex>
 
+#include "cli_device.hpp"
 #include "cli_util.hpp"
 #include "tcemu/catalog_suggest.hpp"
 #include "commands.hpp"
@@ -37,6 +39,7 @@ struct GenArgs {
   size_t count = 256, npy_threshold = 4096;
   std::string recipe;
   size_t rows = 4, cols = 64;
+  std::string device = "cpu";
 };
 
 std::vector<Dist> dists_arg(const std::string& s, const char* flag) {
@@ -112,6 +115,11 @@ int run_gen(const GenArgs& g) {
   const int modes = !g.instr.empty() + !g.cvt.empty() + !g.from.empty() + !g.recipe.empty();
   if (modes != 1) throw InputError("golden gen: give exactly one of --instr (with --arch), --cvt, --from/--to, or --recipe");
   std::vector<MmaGenRequest> mma_requests;  // generated together, in parallel, after the loop
+  // --device cuda: the MMA cases' D from the emulator on the GPU, one case at a time.
+  const DeviceSpec dev = device_arg(g.device);
+  if (dev.kind == DeviceSpec::Kind::cuda && g.instr.empty())
+    throw InputError("--device " + to_string(dev) + ": only MMA cases (--instr) are computed on a GPU");
+  auto gpu_lock = std::make_shared<std::mutex>();
   for (int i = 0; i < g.cases; ++i) {
     const uint64_t seed = g.seed + static_cast<uint64_t>(i);
     if (!g.recipe.empty()) {
@@ -155,6 +163,11 @@ int run_gen(const GenArgs& g) {
       q.options.negate_b = g.negate_b;
       q.options.scale_d = !g.no_scale_d;
       q.options.scale_input_d = g.scale_input_d;
+      if (dev.kind == DeviceSpec::Kind::cuda)
+        q.compute = [gpu_lock, index = dev.index](const InstrEntry& e, const MmaProblem& p, const MmaOptions& o) {
+          const std::lock_guard<std::mutex> hold(*gpu_lock);
+          return mma_cuda(e, p, o, index);
+        };
       InstrLookup lk = find_instruction(q.arch, q.ptx, q.atype, q.btype, q.dtype, q.stype);
       if (!lk.entry) throw InputError(lookup_error_with_suggestions(lk, q.arch, q.ptx));
       const std::vector<ScaleDist> scale_list =
@@ -303,6 +316,7 @@ void add_golden_command(CLI::App& app, Runner& run) {
   gen->add_option("--recipe", g->recipe, "quantize case: a recipe of `tcemu quantize --list` (x of --rows x --cols from --dist)");
   gen->add_option("--rows", g->rows, "quantize case: rows of x")->capture_default_str();
   gen->add_option("--cols", g->cols, "quantize case: columns of x")->capture_default_str();
+  gen->add_option("--device", g->device, kDeviceHelp)->capture_default_str();
   gen->add_option("--npy-threshold", g->npy_threshold,
                   "arrays with more elements go to .npy files next to the JSON (0: all inline hex)")
       ->capture_default_str();

@@ -1,9 +1,13 @@
 // tcemu info [FORMAT]: a format's table of properties (or a summary of every format).
+// tcemu info --devices: where the emulator can compute (the CPU; CUDA GPUs when this build has
+// the CUDA backend, docs/gpu-emulation.md).
 #include <iomanip>
 #include <iostream>
 
 #include "cli_util.hpp"
 #include "commands.hpp"
+#include "tcemu/mma_cuda.hpp"
+#include "tcemu/parallel.hpp"
 
 namespace tcemu::cli {
 namespace {
@@ -48,14 +52,38 @@ void print_info(Fmt f) {
   row("nan", nan);
 }
 
+// One line per device: cpu, then every usable CUDA device (cuda:0, cuda:1, ...), or one line
+// saying why none is.
+void print_devices() {
+  std::cout << std::left << std::setw(8) << "cpu" << "usable (" << thread_count(Exec{}) << " threads)\n";
+  const CudaStatus first = cuda_status(0);
+  std::cout << std::setw(8) << "cuda" << "CUDA backend " << (first.built ? "built" : "not built") << "\n";
+  if (!first.usable) {
+    std::cout << std::setw(8) << "cuda:0" << "not usable: " << first.why_not << "\n";
+    return;
+  }
+  for (int i = 0; i < 1024; ++i) {
+    const CudaStatus s = i == 0 ? first : cuda_status(i);
+    if (!s.usable) break;
+    std::cout << std::setw(8) << "cuda:" + std::to_string(i) << "usable: " << s.name << "\n";
+  }
+}
+
 }  // namespace
 
 void add_info_command(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("info", "Print a format's properties (max finite, min normal, NaN and Inf codes)");
   auto name = std::make_shared<std::string>();
   cmd->add_option("FORMAT", *name, "format name; without it, every format in one line each");
-  cmd->callback([&run, name] {
-    run = [name] {
+  auto devices = std::make_shared<bool>(false);
+  cmd->add_flag("--devices", *devices, "where the emulator can compute: the CPU, and CUDA GPUs (--device of mma, golden gen)");
+  cmd->callback([&run, name, devices] {
+    run = [name, devices] {
+      if (*devices) {
+        if (!name->empty()) throw InputError("info: --devices takes no FORMAT");
+        print_devices();
+        return 0;
+      }
       if (name->empty()) {
         std::cout << std::left << std::setw(7) << "format" << std::setw(6) << "bits" << std::setw(6) << "e/m"
                   << std::setw(6) << "bias" << "max finite\n";

@@ -3,7 +3,8 @@
 // B column-major (stored N x K), C and D row-major M x N, scales M x K/block and N x K/block.
 // Operands are codes, or with --from-values f32/f16/bf16 values converted first. D is written
 // as codes (the golden file's dtypes), with --values also as f32 (f64 for s32) values, and a
-// JSON side file says what was computed.
+// JSON side file says what was computed. --device cuda computes D with the emulator's CUDA
+// kernels (docs/gpu-emulation.md): the same D, bit for bit.
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli_device.hpp"
 #include "cli_util.hpp"
 #include "commands.hpp"
 #include "tcemu/catalog.hpp"
@@ -38,6 +40,7 @@ struct MmaArgs {
   bool negate_a = false, negate_b = false, no_scale_d = false;
   bool from_values = false, values = false, quiet = false;
   std::string convention = "ptx", round;
+  std::string device = "cpu";
 };
 
 bool col_order(const std::string& s, const char* flag) {
@@ -174,6 +177,7 @@ class ProgressBar {
 
 int run_mma(const MmaArgs& g) {
   if (g.arch.empty() || g.instr.empty()) throw InputError("mma: --arch and --instr are required");
+  const DeviceSpec dev = device_arg(g.device);  // before any file is read
   auto opt_fmt = [](const std::string& s) -> std::optional<Fmt> {
     if (s.empty()) return std::nullopt;
     return format_arg(s);
@@ -260,11 +264,13 @@ int run_mma(const MmaArgs& g) {
   o.scale_d = !g.no_scale_d && !g.c.empty();
   o.scale_input_d = g.scale_input_d;
   MmaResult r;
-  {
+  if (dev.kind == DeviceSpec::Kind::cuda) {
+    r = mma_cuda(e, p, o, dev.index);
+  } else {
     ProgressBar bar(!g.quiet && isatty(STDERR_FILENO));
     r = mma(e, p, o, Exec{}, [&bar](double done, double total) { bar.update(done, total); });
   }
-  if (!r.error.empty()) throw InputError("mma: " + r.error);
+  if (!r.error.empty()) throw InputError((dev.kind == DeviceSpec::Kind::cuda ? "mma on " + to_string(dev) + ": " : "mma: ") + r.error);
   for (Matrix* m : {&A, &B, &C, &SA, &SB}) std::vector<uint64_t>().swap(m->codes);  // D alone from here on
 
   // D in its storage order, as codes; optionally as values.
@@ -290,7 +296,8 @@ int run_mma(const MmaArgs& g) {
       {"orders", {{"A", g.order_a}, {"B", g.order_b}, {"C", g.order_c}, {"D", g.order_d}}},
       {"inputs", {{"A", g.a}, {"B", g.b}}},
       {"D", {{"npy", g.out}, {"type", acc_t.name}}},
-      {"operands_as", g.from_values ? "values" : "codes"}};
+      {"operands_as", g.from_values ? "values" : "codes"},
+      {"device", to_string(dev)}};
   if (!g.c.empty()) side["inputs"]["C"] = g.c;
   if (e.scale_type) {
     side["instruction"]["stype"] = std::string(info(*e.scale_type).name);
@@ -298,6 +305,7 @@ int run_mma(const MmaArgs& g) {
     side["inputs"]["scale_A"] = g.scale_a;
     side["inputs"]["scale_B"] = g.scale_b;
   }
+  if (dev.kind == DeviceSpec::Kind::cuda) side["device_name"] = cuda_status(dev.index).name;
   if (g.from_values) side["conversion"] = {{"convention", vc.convention}, {"operands", vc.record}};
   if (g.values) {
     const std::string vpath = values_file(g.out);
@@ -331,7 +339,7 @@ int run_mma(const MmaArgs& g) {
 
 void add_mma_command(CLI::App& app, Runner& run) {
   auto g = std::make_shared<MmaArgs>();
-  auto* c = app.add_subcommand("mma", "The whole-matrix MMA of an instruction on your operands (.npy), on every core");
+  auto* c = app.add_subcommand("mma", "The whole-matrix MMA of an instruction on your operands (.npy), on every core or a CUDA GPU");
   c->add_option("--arch", g->arch, "target architecture (sm_80, sm_90a, sm_100a, sm_120a, ...)")->required();
   c->add_option("--instr", g->instr, "the instruction's PTX spelling (see `tcemu instr list`)")->required();
   c->add_option("--atype", g->atype, "A's type, where the spelling leaves it out (tcgen05)");
@@ -361,6 +369,7 @@ void add_mma_command(CLI::App& app, Runner& run) {
       ->capture_default_str();
   c->add_option("--round", g->round, "--from-values: rounding rn, rna, rz, rd, ru (default: the convention's)");
   c->add_flag("--values", g->values, "also write D's values (f32; f64 for s32) to D.values.npy");
+  c->add_option("--device", g->device, kDeviceHelp)->capture_default_str();
   c->add_flag("-q,--quiet", g->quiet, "no progress bar, no summary line");
   c->callback([&run, g] { run = [g] { return run_mma(*g); }; });
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -60,6 +61,11 @@ struct MmaGenRequest {
   MmaOptions options;
   uint64_t seed = 1;
   std::string name;  // "" = made from the family, distributions and seed
+  // Computes the expected D in place of the CPU emulator's mma() when set: `tcemu golden gen
+  // --device cuda` passes the emulator on the GPU here (tcemu_cuda, which this library does not
+  // link). It must give mma()'s result; it may be called from several threads at once
+  // (generate_mma_cases). An error in the result is thrown as GoldenError.
+  std::function<MmaResult(const InstrEntry&, const MmaProblem&, const MmaOptions&)> compute;
 };
 Case generate_mma(const MmaGenRequest& r);
 // Every request's case, in the order of the requests, on thread_count(exec) threads (each case

@@ -1,5 +1,7 @@
 // The instruction catalog as data (tcemu.instructions), instruction lookup, and whole-matrix
-// MMA / single dot products through an instruction (tcemu.mma, tcemu.dot) with the GIL released.
+// MMA / single dot products through an instruction (tcemu.mma, tcemu.dot) with the GIL released,
+// on the CPU or (device >= 0) with the emulator on a CUDA GPU (tcemu/mma_cuda.hpp), from host
+// arrays or from operands already in GPU memory (mma_device_codes).
 #include <pybind11/stl.h>
 
 #include <stdexcept>
@@ -8,6 +10,7 @@
 #include "common.hpp"
 #include "tcemu/catalog.hpp"
 #include "tcemu/mma.hpp"
+#include "tcemu/mma_cuda.hpp"
 #include "tcemu/mma_parallel.hpp"
 #include "tcemu/parallel.hpp"
 
@@ -161,7 +164,7 @@ py::array mma_codes(const std::string& arch, const std::string& instr, const std
                     const std::optional<std::string>& stype, const py::array& a, const py::array& b,
                     const std::optional<py::array>& c, const std::optional<py::array>& sa,
                     const std::optional<py::array>& sb, int M, int N, int K, int promote_every, bool negate_a,
-                    bool negate_b, bool scale_d, int scale_input_d, int threads) {
+                    bool negate_b, bool scale_d, int scale_input_d, int threads, int device) {
   const InstrEntry& e = lookup(arch, instr, atype, btype, dtype, stype);
   std::vector<uint64_t> A = widen(a), B = widen(b), C, SA, SB;
   if (c) C = widen(*c);
@@ -189,10 +192,13 @@ py::array mma_codes(const std::string& arch, const std::string& instr, const std
     py::gil_scoped_release nogil;
     // threads 1: the plain mma(); otherwise mma_parallel.hpp (0: TCEMU_NUM_THREADS, else every
     // core). The same D for every thread count.
-    r = threads == 1 ? mma(e, p, o) : mma(e, p, o, Exec{threads});
+    // device >= 0: the emulator on that CUDA device.
+    if (device >= 0) r = mma_cuda(e, p, o, device);
+    else r = threads == 1 ? mma(e, p, o) : mma(e, p, o, Exec{threads});
   } catch (const std::invalid_argument& ex) {
     throw py::value_error(std::string("threads: ") + ex.what());
   }
+  if (!r.error.empty() && device >= 0) throw_device_error(r.error, device);
   if (!r.error.empty()) throw py::value_error(r.error);
   return to_acc_array(e, r.D, {static_cast<py::ssize_t>(M), static_cast<py::ssize_t>(N)});
 }
@@ -201,7 +207,8 @@ py::array mma_params_codes(const py::dict& params, const std::string& atype_name
                            const std::optional<std::string>& stype_name, int scale_block, int instr_k,
                            const py::array& a, const py::array& b, const std::optional<py::array>& c,
                            const std::optional<py::array>& sa, const std::optional<py::array>& sb, int M, int N, int K,
-                           int promote_every, bool negate_a, bool negate_b, bool scale_d, int scale_input_d) {
+                           int promote_every, bool negate_a, bool negate_b, bool scale_d, int scale_input_d,
+                           int device) {
   const DatapathParams p = params_from(params);
   const Fmt at = format_of(atype_name, "atype"), bt = format_of(btype_name, "btype");
   std::optional<Fmt> st;
@@ -232,8 +239,9 @@ py::array mma_params_codes(const py::dict& params, const std::string& atype_name
   MmaResult r;
   {
     py::gil_scoped_release nogil;
-    r = mma_params(p, prob, instr_k, o);
+    r = device >= 0 ? mma_params_cuda(p, prob, instr_k, o, device) : mma_params(p, prob, instr_k, o);
   }
+  if (!r.error.empty() && device >= 0) throw_device_error(r.error, device);
   if (!r.error.empty()) throw py::value_error(r.error);
   const std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(M), static_cast<py::ssize_t>(N)};
   if (p.kind == DatapathKind::integer) {
@@ -243,6 +251,50 @@ py::array mma_params_codes(const py::dict& params, const std::string& atype_name
     return out;
   }
   return narrow(r.D, output_format(p.rounding) == Fmt::f16 ? 2 : 4, shape);
+}
+
+// An operand in GPU memory as the Python layer passes it: (device pointer, itemsize, count), or
+// None for an absent C or absent scales.
+DeviceCodes device_codes(const std::optional<std::tuple<uintptr_t, int, size_t>>& t) {
+  if (!t) return {};
+  const auto [ptr, itemsize, n] = *t;
+  return DeviceCodes{reinterpret_cast<const void*>(ptr), itemsize, n};
+}
+
+using DeviceArg = std::optional<std::tuple<uintptr_t, int, size_t>>;
+
+// tcemu.mma on operands already in GPU memory (CUDA arrays; python/tcemu/_device.py checks
+// their dtypes, shapes and layout): mma_cuda_device, D back in host memory.
+py::array mma_device_codes(const std::string& arch, const std::string& instr, const std::optional<std::string>& atype,
+                           const std::optional<std::string>& btype, const std::optional<std::string>& dtype,
+                           const std::optional<std::string>& stype, const DeviceArg& a, const DeviceArg& b,
+                           const DeviceArg& c, const DeviceArg& sa, const DeviceArg& sb, int M, int N, int K,
+                           int promote_every, bool negate_a, bool negate_b, bool scale_d, int scale_input_d,
+                           int device) {
+  const InstrEntry& e = lookup(arch, instr, atype, btype, dtype, stype);
+  MmaDeviceProblem p;
+  p.M = M;
+  p.N = N;
+  p.K = K;
+  p.atype = e.atype;
+  p.btype = e.btype;
+  p.A = device_codes(a);
+  p.B = device_codes(b);
+  p.C = device_codes(c);
+  if (e.scale_type) {
+    p.scale_type = e.scale_type;
+    p.scale_block = e.scale_block;
+    p.sa = device_codes(sa);
+    p.sb = device_codes(sb);
+  }
+  const MmaOptions o = make_options(promote_every, negate_a, negate_b, scale_d, scale_input_d);
+  MmaResult r;
+  {
+    py::gil_scoped_release nogil;
+    r = mma_cuda_device(e, p, o, device);
+  }
+  if (!r.error.empty()) throw_device_error(r.error, device);
+  return to_acc_array(e, r.D, {static_cast<py::ssize_t>(M), static_cast<py::ssize_t>(N)});
 }
 
 py::object dot_code(const std::string& arch, const std::string& instr, const std::optional<std::string>& atype,
@@ -281,7 +333,8 @@ void init_mma(py::module_& m) {
   m.def("mma_codes", &mma_codes, py::arg("arch"), py::arg("instr"), py::arg("atype"), py::arg("btype"), py::arg("dtype"),
         py::arg("stype"), py::arg("a"), py::arg("b"), py::arg("c"), py::arg("sa"), py::arg("sb"), py::arg("M"), py::arg("N"),
         py::arg("K"), py::arg("promote_every"), py::arg("negate_a"), py::arg("negate_b"), py::arg("scale_d"),
-        py::arg("scale_input_d"), py::arg("threads") = 1);
+        py::arg("scale_input_d"), py::arg("threads") = 1, py::arg("device") = -1);
+  m.def("mma_device_codes", &mma_device_codes);
   m.def("thread_count", [](int threads) {
     try {
       return thread_count(Exec{threads});

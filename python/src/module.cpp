@@ -12,4 +12,5 @@ PYBIND11_MODULE(_tcemu, m) {
   b::init_mma(m);
   b::init_quant(m);
   b::init_golden(m);
+  b::init_cuda(m);
 }

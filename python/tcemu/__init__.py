@@ -3,12 +3,15 @@
 Codes are bit patterns held in unsigned integer arrays (uint8 for formats of 8 bits or
 fewer, uint16 for f16/bf16, uint32 for f32/tf32, uint64 for f64); float16/float32/float64
 arrays are accepted where their format is meant. torch CPU tensors are accepted wherever an
-array is (float8 and bfloat16 tensors as their bits). docs/python.md walks through it.
+array is (float8 and bfloat16 tensors as their bits). tcemu.mma(..., device="cuda") computes on
+a CUDA GPU, also from CUDA tensors in place (docs/gpu-emulation.md). docs/python.md walks
+through it.
 """
 
 from . import _tcemu  # noqa: F401  (the extension module, tcemu._tcemu)
 from ._convert import convert, cvt, decode, encode, conventions, cvt_instructions
 from ._formats import Format, formats
+from ._device import cuda_status
 from ._mma import dot, instructions, mma, mma_params
 from ._quant import GradScaler, LossScaler, MegatronScaler, Quantized, dequantize, quantize, recipe_options, recipes
 from . import golden
@@ -19,6 +22,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "convert", "encode", "decode", "cvt", "conventions", "cvt_instructions", "formats", "Format",
-    "mma", "mma_params", "dot", "instructions", "quantize", "dequantize", "Quantized", "recipes", "recipe_options", "GradScaler",
+    "mma", "mma_params", "dot", "cuda_status", "instructions", "quantize", "dequantize", "Quantized", "recipes", "recipe_options", "GradScaler",
     "LossScaler", "MegatronScaler", "golden", "compare", "testing",
 ]

@@ -1,11 +1,12 @@
 """tcemu.mma / dot / instructions: whole GEMMs and single dot products through an MMA
-instruction of the catalog, bit-identical to the C++ mma() / mma_dot()."""
+instruction of the catalog, bit-identical to the C++ mma() / mma_dot(); with device="cuda",
+computed by the emulator on a CUDA GPU (the C++ mma_cuda, docs/gpu-emulation.md)."""
 
 import difflib
 
 import numpy as np
 
-from . import _tcemu
+from . import _device, _tcemu
 from ._arrays import as_array, codes, format_name, to_container
 
 _ACC_FORMAT = {"f32": "f32", "f16": "f16"}
@@ -74,7 +75,8 @@ def _bool_flag(v, name):
 
 
 def mma(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype=None, scale_a=None, scale_b=None,
-        promote_every=0, negate_a=False, negate_b=False, scale_d=True, scale_input_d=None, threads=None):
+        promote_every=0, negate_a=False, negate_b=False, scale_d=True, scale_input_d=None, threads=None,
+        device="cpu"):
     """D = A*B + C through the instruction `instr` on `arch`, tiled over the whole problem.
 
     a: M x K codes of the instruction's A type, b: K x N codes, c: M x N accumulator codes
@@ -85,8 +87,23 @@ def mma(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype=
     promote_every: FP32 promotion every that many instructions (0: off); negate_a/negate_b:
     wgmma imm-scale -1; scale_d=False: D = A*B; scale_input_d: tcgen05's D*2^-s (0..15).
     threads: how many threads compute D (None: $TCEMU_NUM_THREADS, else every core; 1: the
-    plain C++ mma()). D is the same for every thread count."""
+    plain C++ mma()). D is the same for every thread count.
+    device: "cpu", or "cuda" / "cuda:N" for the emulator on that CUDA GPU (the same D, bit for
+    bit; RuntimeError when it cannot run there). Operands already in GPU memory (torch CUDA
+    tensors, CuPy/Numba arrays: __cuda_array_interface__) are read there without a copy; give
+    all of them on the GPU (tcemu/_device.py says what is accepted). D is a NumPy array."""
+    dev = _device.device_arg(device)
     e = _lookup(arch, instr, atype, btype, dtype, stype)
+    pe = _int_flag(promote_every, "promote_every", 0)
+    sid = -1 if scale_input_d is None else _int_flag(scale_input_d, "scale_input_d", 0, 15)
+    flags = (pe, _bool_flag(negate_a, "negate_a"), _bool_flag(negate_b, "negate_b"), _bool_flag(scale_d, "scale_d"), sid)
+    if dev >= 0 and threads is not None:
+        raise ValueError(f"threads: applies to device='cpu' (device='{device}' computes on the GPU)")
+    operands = (("a", a), ("b", b), ("c", c), ("scale_a", scale_a), ("scale_b", scale_b))
+    if dev < 0:
+        _device.refuse_on_cpu(operands)
+    elif _device.check_all_on_gpu(operands):
+        return _device.mma_on_gpu(e, a, b, c, scale_a, scale_b, dev, flags, (arch, instr, atype, btype, dtype, stype))
     A = codes(a, e["atype"], "a", tf32_low_bits=True)
     B = codes(b, e["btype"], "b", tf32_low_bits=True)
     if A.ndim != 2:
@@ -116,23 +133,26 @@ def mma(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype=
         SB = np.ascontiguousarray(_scales(scale_b, e, "scale_b", (kb, N)).T)
     elif scale_a is not None or scale_b is not None:
         raise ValueError(f"{'scale_a' if scale_a is not None else 'scale_b'}: {e['ptx']} takes no block scales")
-    pe = _int_flag(promote_every, "promote_every", 0)
-    sid = -1 if scale_input_d is None else _int_flag(scale_input_d, "scale_input_d", 0, 15)
     th = 0 if threads is None else _int_flag(threads, "threads", 1)
-    return _tcemu.mma_codes(arch, instr, atype, btype, dtype, stype, A, B, C, SA, SB, M, N, K, pe,
-                            _bool_flag(negate_a, "negate_a"), _bool_flag(negate_b, "negate_b"),
-                            _bool_flag(scale_d, "scale_d"), sid, th)
+    return _tcemu.mma_codes(arch, instr, atype, btype, dtype, stype, A, B, C, SA, SB, M, N, K, *flags, th, dev)
 
 
 def mma_params(a, b, c=None, *, params, atype, btype, instr_k=None, stype=None, scale_block=0, scale_a=None,
-               scale_b=None, promote_every=0, negate_a=False, negate_b=False, scale_d=True, scale_input_d=None):
+               scale_b=None, promote_every=0, negate_a=False, negate_b=False, scale_d=True, scale_input_d=None,
+               device="cpu"):
     """D = A*B + C through explicit datapath parameters (the C++ mma_params): `params` is a dict
     with the fields of tcemu::DatapathParams (kind t_fdpa / st_fdpa / gst_fdpa / integer, L, F,
     e_zero, rounding rz_f32 / rne_f16 / rz_e8m13, c_entry fused / rne_f32_after /
     rne_after_instruction, group, satfinite, widen_to_f16, kpair_halves, positive_zero; missing
     keys keep the defaults), as instructions() rows give them under "params". K is consumed in
     instructions of instr_k terms (default: params L). Block-scaled kinds take stype, scale_block
-    and the scales as mma()."""
+    and the scales as mma(). device: "cpu", or "cuda" / "cuda:N" for the emulator on that GPU
+    (mma_params_cuda; operands in host memory)."""
+    dev = _device.device_arg(device)
+    for n, v in (("a", a), ("b", b), ("c", c), ("scale_a", scale_a), ("scale_b", scale_b)):
+        if v is not None and _device.is_cuda_array(v):
+            raise ValueError(f"{n}: a CUDA array (on {_device.where(v)}); tcemu.mma_params takes host arrays, also with "
+                             f"device='cuda' (copy it to the host, or use tcemu.mma, which reads GPU memory in place)")
     if not isinstance(params, dict):
         raise TypeError(f"params: a dict of datapath parameters is required, got {type(params).__name__}")
     at, bt = format_name(atype, "atype"), format_name(btype, "btype")
@@ -169,7 +189,7 @@ def mma_params(a, b, c=None, *, params, atype, btype, instr_k=None, stype=None, 
     sid = -1 if scale_input_d is None else _int_flag(scale_input_d, "scale_input_d", 0, 15)
     return _tcemu.mma_params_codes(params, at, bt, stype, int(scale_block), int(ik), A, B, C, SA, SB, M, N, K, pe,
                                    _bool_flag(negate_a, "negate_a"), _bool_flag(negate_b, "negate_b"),
-                                   _bool_flag(scale_d, "scale_d"), sid)
+                                   _bool_flag(scale_d, "scale_d"), sid, dev)
 
 
 def dot(a, b, c=0, *, arch, instr, atype=None, btype=None, dtype=None, stype=None, scale_a=None, scale_b=None,

@@ -159,6 +159,16 @@ def test_cuda_that_cannot_run_is_a_runtime_error_saying_why():
         tcemu.mma(a[:, :8], b[:8], c, **WGMMA, device="cuda")
 
 
+def test_torch_cpu_tensors_stay_on_the_host_path():
+    torch = pytest.importorskip("torch")
+    a, b, c = wgmma_operands()
+    ta, tb, tc = (torch.from_numpy(x.view(np.int16 if x.itemsize == 2 else np.int32)) for x in (a, b, c))
+    assert np.array_equal(tcemu.mma(ta, tb, tc, **WGMMA, device="cpu"), tcemu.mma(a, b, c, **WGMMA))
+    if not USABLE:
+        with pytest.raises(RuntimeError, match="^device='cuda:0': cannot run"):
+            tcemu.mma(ta, tb, tc, **WGMMA, device="cuda")
+
+
 # --- operands in GPU memory ------------------------------------------------------------------
 
 def test_cuda_array_with_device_cpu_says_to_pass_device_cuda():

@@ -116,9 +116,9 @@ int run_gen(const GenArgs& g) {
   if (modes != 1) throw InputError("golden gen: give exactly one of --instr (with --arch), --cvt, --from/--to, or --recipe");
   std::vector<MmaGenRequest> mma_requests;  // generated together, in parallel, after the loop
   // --device cuda: the MMA cases' D from the emulator on the GPU, one case at a time.
+  if (const auto asked = parse_device(g.device); asked && asked->kind == DeviceSpec::Kind::cuda && g.instr.empty())
+    throw InputError("--device " + to_string(*asked) + ": only MMA cases (--instr) are computed on a GPU");
   const DeviceSpec dev = device_arg(g.device);
-  if (dev.kind == DeviceSpec::Kind::cuda && g.instr.empty())
-    throw InputError("--device " + to_string(dev) + ": only MMA cases (--instr) are computed on a GPU");
   auto gpu_lock = std::make_shared<std::mutex>();
   for (int i = 0; i < g.cases; ++i) {
     const uint64_t seed = g.seed + static_cast<uint64_t>(i);

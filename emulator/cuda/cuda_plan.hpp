@@ -76,6 +76,18 @@ struct ProblemCodes {
   dp::Codes A, B, C, sa, sb;
 };
 
+// tile_compute instantiated for the plan's kind, as the tiled kernel is (tile_kernel<Kind>).
+inline void tile_compute_for_kind(const dp::TileArgs& t, dp::ChainState& s, const Operand* smem, int64_t m0, int64_t n0,
+                                  int64_t k0, int cl, int ty, int tx) {
+  switch (t.p.kind) {
+    case DatapathKind::t_fdpa: return dp::tile_compute<static_cast<int>(DatapathKind::t_fdpa)>(t, s, smem, m0, n0, k0, cl, ty, tx);
+    case DatapathKind::st_fdpa: return dp::tile_compute<static_cast<int>(DatapathKind::st_fdpa)>(t, s, smem, m0, n0, k0, cl, ty, tx);
+    case DatapathKind::gst_fdpa: return dp::tile_compute<static_cast<int>(DatapathKind::gst_fdpa)>(t, s, smem, m0, n0, k0, cl, ty, tx);
+    case DatapathKind::integer: break;
+  }
+  dp::tile_compute<static_cast<int>(DatapathKind::integer)>(t, s, smem, m0, n0, k0, cl, ty, tx);
+}
+
 // The plan run on the host exactly as the GPU runs it: the decode kernels' elements, then
 // either every block of the tiled kernel (each chunk: every thread's share of the load, then
 // every thread's steps) or every thread of the direct kernel. `tiled` chooses the kernel.
@@ -104,7 +116,7 @@ inline std::vector<uint64_t> run_plan_on_host(Plan pl, const ProblemCodes& in, b
         const int cl = static_cast<int>(pl.K - k0 < pl.chunk ? pl.K - k0 : pl.chunk);
         for (int tid = 0; tid < dp::kTileThreads; ++tid) dp::tile_load(t, smem.data(), m0, n0, k0, cl, tid, dp::kTileThreads);
         for (int tid = 0; tid < dp::kTileThreads; ++tid)
-          dp::tile_compute(t, st[static_cast<size_t>(tid)], smem.data(), m0, n0, k0, cl, tid / dp::kTileN, tid % dp::kTileN);
+          tile_compute_for_kind(t, st[static_cast<size_t>(tid)], smem.data(), m0, n0, k0, cl, tid / dp::kTileN, tid % dp::kTileN);
       }
       for (int tid = 0; tid < dp::kTileThreads; ++tid)
         dp::tile_end(t, st[static_cast<size_t>(tid)], m0 + tid / dp::kTileN, n0 + tid % dp::kTileN);

@@ -21,7 +21,9 @@ __global__ void decode_kernel(dp::DecodeParams d, dp::Codes in, Operand* out, in
     out[i] = which == 0 ? dp::decode_a(d, in, i) : (which == 1 ? dp::decode_bt(d, in, i) : dp::decode_scale(d, in, i));
 }
 
-// One block per kTileM x kTileN tile of D (blocks numbered row of tiles by row of tiles).
+// One block per kTileM x kTileN tile of D (blocks numbered row of tiles by row of tiles);
+// instantiated per datapath kind, so that each holds only its kind's step.
+template <int Kind>
 __global__ void __launch_bounds__(dp::kTileThreads) tile_kernel(dp::TileArgs t, int64_t tiles_n) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   Operand* smem = reinterpret_cast<Operand*>(smem_raw);
@@ -34,7 +36,7 @@ __global__ void __launch_bounds__(dp::kTileThreads) tile_kernel(dp::TileArgs t, 
     __syncthreads();
     dp::tile_load(t, smem, m0, n0, k0, cl, tid, dp::kTileThreads);
     __syncthreads();
-    dp::tile_compute(t, s, smem, m0, n0, k0, cl, ty, tx);
+    dp::tile_compute<Kind>(t, s, smem, m0, n0, k0, cl, ty, tx);
   }
   dp::tile_end(t, s, m0 + ty, n0 + tx);
 }
@@ -44,6 +46,17 @@ __global__ void direct_kernel(dp::TileArgs t) {
   const int64_t count = t.M * t.N, step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step)
     dp::element_direct(t, i);
+}
+
+using TileKernel = void (*)(dp::TileArgs, int64_t);
+TileKernel tile_kernel_for(DatapathKind k) {
+  switch (k) {
+    case DatapathKind::t_fdpa: return tile_kernel<static_cast<int>(DatapathKind::t_fdpa)>;
+    case DatapathKind::st_fdpa: return tile_kernel<static_cast<int>(DatapathKind::st_fdpa)>;
+    case DatapathKind::gst_fdpa: return tile_kernel<static_cast<int>(DatapathKind::gst_fdpa)>;
+    case DatapathKind::integer: break;
+  }
+  return tile_kernel<static_cast<int>(DatapathKind::integer)>;
 }
 
 std::string cuda_error(const char* what, cudaError_t e) {
@@ -124,12 +137,13 @@ std::string run_on_device(const Plan& plan, const RunInputs& in, int device, std
   TCEMU_CUDA_TRY("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   const bool tiled = pl.smem_bytes <= static_cast<size_t>(optin);
   if (tiled) {
+    const TileKernel kernel = tile_kernel_for(pl.step.kind);
     if (pl.smem_bytes > (size_t{48} << 10))
-      TCEMU_CUDA_TRY("cudaFuncSetAttribute", cudaFuncSetAttribute(tile_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+      TCEMU_CUDA_TRY("cudaFuncSetAttribute", cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                                   static_cast<int>(pl.smem_bytes)));
     const int64_t tiles_m = (pl.M + dp::kTileM - 1) / dp::kTileM, tiles_n = (pl.N + dp::kTileN - 1) / dp::kTileN;
     if (tiles_m * tiles_n > 0x7FFFFFFF) return "the problem has more tiles of D than one kernel launch can hold";
-    tile_kernel<<<static_cast<unsigned>(tiles_m * tiles_n), dp::kTileThreads, pl.smem_bytes>>>(t, tiles_n);
+    kernel<<<static_cast<unsigned>(tiles_m * tiles_n), dp::kTileThreads, pl.smem_bytes>>>(t, tiles_n);
   } else {
     direct_kernel<<<blocks_for(pl.M * pl.N), 256>>>(t);
   }
@@ -155,7 +169,7 @@ std::string device_status(int index, std::string& name) {
   if (prop.major < 8) return name + ": compute capability below 8.0";
   TCEMU_CUDA_TRY("cudaSetDevice", cudaSetDevice(index));
   cudaFuncAttributes attr{};
-  if (const cudaError_t e = cudaFuncGetAttributes(&attr, tile_kernel); e != cudaSuccess)
+  if (const cudaError_t e = cudaFuncGetAttributes(&attr, tile_kernel_for(DatapathKind::t_fdpa)); e != cudaSuccess)
     return name + ": this build has no kernel image for it (" + std::string(cudaGetErrorString(e)) + ")";
   return "";
 }

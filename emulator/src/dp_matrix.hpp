@@ -124,7 +124,9 @@ TCEMU_DP_HD void tile_load(const TileArgs& t, Operand* smem, int64_t m0, int64_t
   }
 }
 
-// The steps of chunk [k0, k0 + cl) for D element (m0 + ty, n0 + tx), from shared memory.
+// The steps of chunk [k0, k0 + cl) for D element (m0 + ty, n0 + tx), from shared memory
+// (KindT as chain_step's).
+template <int KindT = -1>
 TCEMU_DP_STEP void tile_compute(const TileArgs& t, ChainState& s, const Operand* smem, int64_t m0, int64_t n0,
                                 int64_t k0, int cl, int ty, int tx) {
   const int64_t m = m0 + ty, n = n0 + tx;
@@ -146,7 +148,7 @@ TCEMU_DP_STEP void tile_compute(const TileArgs& t, ChainState& s, const Operand*
       ssa = t.SA + m * t.sper + k / unit;
       ssb = t.SB + n * t.sper + k / unit;
     }
-    chain_step(t.p, t.ch, s, k, len, a + kk, b + kk, ssa, ssb);
+    chain_step<KindT>(t.p, t.ch, s, k, len, a + kk, b + kk, ssa, ssb);
   }
 }
 

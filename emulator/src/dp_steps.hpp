@@ -272,15 +272,19 @@ TCEMU_DP_STEP ChainState chain_begin(const ChainParams& ch, uint64_t c) {
 
 // The step of `len` terms at k: a, b its operands (in step order); sa, sb its scales: per term
 // for ST-FDPA (sa[i] scales term i), per group for GST-FDPA (sa[g]), unused otherwise.
+// KindT: -1 reads the kind from p; a DatapathKind value (equal to p.kind) lets a compiler
+// drop the other kinds' steps (the CUDA kernels are instantiated per kind).
+template <int KindT = -1>
 TCEMU_DP_STEP void chain_step(const StepParams& p, const ChainParams& ch, ChainState& s, int64_t k, int len,
                               const Operand* a, const Operand* b, const Operand* sa, const Operand* sb) {
-  if (ch.after_instr) {
+  const DatapathKind kind = KindT < 0 ? p.kind : static_cast<DatapathKind>(KindT);
+  if ((KindT < 0 || kind == DatapathKind::t_fdpa) && ch.after_instr) {
     // The instruction's steps chain from +0; its result is added to D after its last step.
     s.chain = fdpa_step<false>(p, a, b, len, k % ch.per_instr == 0 ? 0 : s.chain, nullptr, nullptr);
     if ((k + len) % ch.per_instr == 0)
       s.d = ch.acc_f16 ? add_rne_f16(s.d, s.chain) : add_rne_f32(static_cast<uint32_t>(s.d), static_cast<uint32_t>(s.chain));
   } else {
-    switch (p.kind) {
+    switch (kind) {
       case DatapathKind::t_fdpa: s.d = fdpa_step<false>(p, a, b, len, s.d, nullptr, nullptr); break;
       case DatapathKind::st_fdpa: s.d = fdpa_step<true>(p, a, b, len, s.d, sa, sb); break;
       case DatapathKind::gst_fdpa: s.d = gst_step(p, a, b, len, s.d, sa, sb); break;

@@ -2,16 +2,16 @@
 // (sign, integer significand, weight of its lowest bit, alignment exponent E), products as
 // small integers, alignment as shifts of int64 with truncation toward zero, one rounding.
 // The arithmetic itself (alignment, rounding out, the sign and special rules, the IEEE adds)
-// is dp_primitives.hpp's; this file arranges it into the steps of docs/datapath.md.
+// is dp_primitives.hpp's, and the steps of docs/datapath.md are dp_steps.hpp's (shared with
+// the CUDA kernels); this file holds the library's entry points to them.
 #include "tcemu/datapath.hpp"
 
 #include <algorithm>
 #include <bit>
-#include <climits>
 #include <stdexcept>
 #include <vector>
 
-#include "dp_primitives.hpp"
+#include "dp_host.hpp"
 
 namespace tcemu {
 
@@ -117,30 +117,9 @@ std::string validate(const DatapathParams& p, Fmt a, Fmt b, std::optional<Fmt> s
   return "";
 }
 
-Operand decode_operand(Fmt f, uint64_t code) {
-  const Decoded d = decode(f, code);
-  Operand o;
-  o.neg = d.sign ? 1 : 0;
-  switch (d.cls) {
-    case Class::inf: o.special = 1; return o;
-    case Class::nan: o.special = 2; return o;
-    case Class::zero: return o;
-    default: break;
-  }
-  o.sig = static_cast<uint32_t>(d.sig);
-  o.low = static_cast<int16_t>(d.exp);
-  // E(x) = max(floor(log2|x|), emin): a normal's implicit bit sits at man_bits; decode gives a
-  // subnormal the weight of emin's binade, so the same sum reads it at emin.
-  o.E = static_cast<int16_t>(d.exp + info(f).man_bits);
-  return o;
-}
+Operand decode_operand(Fmt f, uint64_t code) { return dp::decode_code(dp::format_row(f), code); }
 
-Operand widened_to_f16(Operand o) {
-  if (o.special || o.sig == 0) return o;
-  // E of the same value read as f16: floor(log2|x|), at least f16's emin (-14).
-  o.E = static_cast<int16_t>(std::max(o.low + static_cast<int>(std::bit_width(o.sig)) - 1, -14));
-  return o;
-}
+Operand widened_to_f16(Operand o) { return dp::widened_to_f16(o); }
 
 // ---- roundings (dp_primitives.hpp) -------------------------------------------------------
 
@@ -162,148 +141,21 @@ uint64_t add_rne(Fmt out, uint64_t x, uint64_t y) {
 
 uint32_t f32_add_rne(uint32_t x, uint32_t y) { return dp::add_rne_f32(x, y); }
 
-// ---- special values (docs/datapath.md §1) ----------------------------------------------------
-
-namespace {
-
-// The special result of a step that saw a NaN or Inf: dp::SpecialScan over its terms (each
-// with its scales: term i takes scale i / scale_div) and C.
-uint64_t special_result(OutputRounding r, const Operand* a, const Operand* b, size_t n, const Operand& c,
-                        const Operand* sa, const Operand* sb, size_t scale_div) {
-  dp::SpecialScan s;
-  for (size_t i = 0; i < n; ++i) {
-    const Operand* f[4] = {&a[i], &b[i], sa ? &sa[i / scale_div] : nullptr, sb ? &sb[i / scale_div] : nullptr};
-    dp::scan_term(s, f, 4);
-  }
-  dp::scan_acc(s, c);
-  return dp::special_code(s, dp::output_layout(r));
-}
-
-}  // namespace
-
-// ---- T-FDPA and ST-FDPA ----------------------------------------------------------------
-
-namespace {
-
-// The stages of docs/datapath.md: (1) specials and the largest term exponent emax, (2) every
-// term truncated at 2^q, q = emax - F, and summed exactly, (3) rho and the -0 rule, (4) C
-// added after when it is not fused.
-template <bool Scaled>
-uint64_t fdpa_step_impl(const DatapathParams& p, const Operand* a, const Operand* b, size_t n, uint64_t c,
-                        const Operand* sa, const Operand* sb) {
-  const Operand oc = dp::decode_acc(dp::output_layout(p.rounding), c);
-  // (1) Specials, and the largest term exponent. Product exponents are E(a)+E(b)
-  // (+E(sa)+E(sb)), not renormalised; a zero product gets e_zero; missing terms (n < L) are
-  // zero products.
-  unsigned sp = oc.special;
-  int emax = static_cast<int>(n) < p.L ? p.e_zero : INT_MIN;
-  for (size_t i = 0; i < n; ++i) {
-    sp |= a[i].special | b[i].special;
-    int e = a[i].E + b[i].E;
-    bool zero = (a[i].sig == 0) | (b[i].sig == 0);
-    if constexpr (Scaled) {
-      sp |= sa[i].special | sb[i].special;
-      e += sa[i].E + sb[i].E;
-      zero = zero | (sa[i].sig == 0) | (sb[i].sig == 0);
-    }
-    e = zero ? p.e_zero : e;
-    emax = std::max(emax, e);
-  }
-  if (sp) return special_result(p.rounding, a, b, n, oc, sa, sb, 1);
-  const bool c_fused = p.c_entry != CEntry::rne_f32_after;
-  if (c_fused) emax = std::max(emax, oc.sig ? static_cast<int>(oc.E) : p.e_zero);
-  const int q = emax - p.F;
-  // (2) Each term truncated toward zero at 2^q, summed exactly.
-  int64_t S = 0;
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t mag = uint64_t{a[i].sig} * b[i].sig;
-    int low = a[i].low + b[i].low;
-    unsigned neg = a[i].neg ^ b[i].neg;
-    if constexpr (Scaled) {
-      mag *= uint64_t{sa[i].sig} * sb[i].sig;
-      low += sa[i].low + sb[i].low;
-      neg ^= sa[i].neg ^ sb[i].neg;
-    }
-    S += dp::aligned_term(mag, low, neg, q);
-  }
-  if (c_fused) S += dp::aligned_term(oc.sig, oc.low, oc.neg, q);
-  // (3) rho and the -0 rule; (4) C added after.
-  const uint64_t d = dp::round_sum(p.rounding, p.positive_zero, S, q);
-  if (c_fused) return d;
-  return dp::add_rne_f32(static_cast<uint32_t>(d), static_cast<uint32_t>(c));
-}
-
-}  // namespace
+// ---- the steps (dp_steps.hpp) ---------------------------------------------------------------
 
 uint64_t fdpa_step_decoded(const DatapathParams& p, const Operand* a, const Operand* b, size_t n, uint64_t c,
                            const Operand* sa, const Operand* sb) {
-  if (sa) return fdpa_step_impl<true>(p, a, b, n, c, sa, sb);
-  return fdpa_step_impl<false>(p, a, b, n, c, nullptr, nullptr);
+  if (sa) return dp::fdpa_step<true>(dp::step_params(p), a, b, static_cast<int>(n), c, sa, sb);
+  return dp::fdpa_step<false>(dp::step_params(p), a, b, static_cast<int>(n), c, nullptr, nullptr);
 }
-
-// ---- GST-FDPA ----------------------------------------------------------------------------
 
 uint64_t gst_step_decoded(const DatapathParams& p, const Operand* a, const Operand* b, size_t n, uint64_t c,
                           const Operand* sa, const Operand* sb) {
-  const Operand oc = dp::decode_acc(dp::output_layout(p.rounding), c);
-  const size_t G = static_cast<size_t>(p.group);
-  const size_t ngroups = (n + G - 1) / G;
-  // One pass: specials, and the smallest product weight of the step (the unit of the exact
-  // group sums; the validated range bounds the shifts whatever the unit).
-  unsigned sp = oc.special;
-  for (size_t g = 0; g < ngroups; ++g) sp |= sa[g].special | sb[g].special;
-  int unit = INT_MAX;
-  for (size_t i = 0; i < n; ++i) {
-    sp |= a[i].special | b[i].special;
-    const int l = ((a[i].sig != 0) & (b[i].sig != 0)) ? a[i].low + b[i].low : INT_MAX;
-    unit = std::min(unit, l);
-  }
-  if (sp) return special_result(p.rounding, a, b, n, oc, sa, sb, G);
-  // Exact group sums, all in that one unit.
-  int64_t gsum[64];
-  int gexp[64];
-  const size_t full_groups = static_cast<size_t>(p.L) / G;
-  int emax = ngroups < full_groups ? p.e_zero : INT_MIN;  // padded groups are all zero
-  if (unit == INT_MAX) unit = 0;
-  for (size_t g = 0; g < ngroups; ++g) {
-    const size_t lo = g * G, hi = std::min(n, lo + G);
-    int64_t s = 0;
-    uint64_t any = 0;
-    for (size_t i = lo; i < hi; ++i) {
-      const uint64_t mag = uint64_t{a[i].sig} * b[i].sig;  // 0 for a zero product
-      any |= mag;
-      const int sh = std::clamp(a[i].low + b[i].low - unit, 0, 63);
-      s += dp::apply_sign(mag << sh, a[i].neg ^ b[i].neg);
-    }
-    const bool scale_zero = sa[g].sig == 0 || sb[g].sig == 0;
-    gsum[g] = s;
-    // A group that cancels to 0 keeps its exponent; only all-zero products or a zero scale
-    // product take e_zero [MS].
-    gexp[g] = (any == 0 || scale_zero) ? p.e_zero : sa[g].E + sb[g].E;
-    emax = std::max(emax, gexp[g]);
-  }
-  emax = std::max(emax, oc.sig ? static_cast<int>(oc.E) : p.e_zero);
-  const int q = emax - p.F;
-  int64_t S = 0;
-  for (size_t g = 0; g < ngroups; ++g) {
-    if (gsum[g] == 0) continue;
-    const unsigned neg = (gsum[g] < 0) ^ (sa[g].neg != sb[g].neg);
-    const uint64_t mag = dp::magnitude(gsum[g]) * (uint64_t{sa[g].sig} * sb[g].sig);
-    S += dp::apply_sign(dp::shift_trunc(mag, unit + sa[g].low + sb[g].low - q), neg);
-  }
-  S += dp::apply_sign(dp::shift_trunc(oc.sig, oc.low - q), oc.neg);
-  return dp::round_sum(p.rounding, p.positive_zero, S, q);
+  return dp::gst_step(dp::step_params(p), a, b, static_cast<int>(n), c, sa, sb);
 }
 
-// ---- integer ---------------------------------------------------------------------------------
-
 uint64_t int_step_decoded(const DatapathParams& p, const Operand* a, const Operand* b, size_t n, uint64_t c) {
-  int64_t S = static_cast<int32_t>(static_cast<uint32_t>(c));
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t t = static_cast<int64_t>(a[i].sig) * static_cast<int64_t>(b[i].sig);
-    S += (a[i].neg ^ b[i].neg) ? -t : t;
-  }
-  return dp::int32_result(S, p.satfinite);
+  return dp::int_step(dp::step_params(p), a, b, static_cast<int>(n), c);
 }
 
 // ---- code-level API ------------------------------------------------------------------------

@@ -1,0 +1,112 @@
+// The CUDA backend's computation run on the host (cuda_plan.hpp's run_plan_on_host: the decode
+// kernels' elements, then the tiled kernel's blocks phase by phase, or the direct kernel's
+// threads; the same dp_matrix.hpp / dp_steps.hpp functions the kernels call), against
+//  - the expected D of every committed golden MMA case (golden/sets), bit for bit;
+//  - tcemu::mma(), whose default path is the independent fast path (generic loop where it
+//    declines), on random problems of every catalog family with every option set, odd M and N
+//    (partial tiles), K over several shared-memory chunks;
+// and the operand decoder of dp_steps.hpp against format.hpp's decode on every code.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "../../emulator/cuda/cuda_plan.hpp"
+#include "emu_cases.hpp"
+#include "tcemu_golden/evaluate.hpp"
+#include "tcemu_golden/golden.hpp"
+
+namespace tcemu {
+namespace {
+
+std::vector<uint64_t> host_run(const InstrEntry& e, const MmaProblem& pr, const MmaOptions& opt, bool tiled) {
+  const detail::ProblemShape s = detail::shape_of(pr);
+  EXPECT_EQ(detail::check_entry(e, s, opt), "");
+  EXPECT_EQ(detail::check_problem(e.params, s, e.K, opt), "");
+  const cuda_detail::Plan pl = cuda_detail::make_plan(e.params, s, e.K, opt);
+  const cuda_detail::ProblemCodes in{{pr.A.data(), 8}, {pr.B.data(), 8}, {pr.C.data(), 8}, {pr.sa.data(), 8},
+                                     {pr.sb.data(), 8}};
+  return cuda_detail::run_plan_on_host(pl, in, tiled);
+}
+
+// decode_operand as format.hpp's decode states it, written out here (not the code under test).
+Operand expected_operand(Fmt f, uint64_t code) {
+  const Decoded d = decode(f, code);
+  Operand o;
+  o.neg = d.sign;
+  if (d.cls == Class::inf || d.cls == Class::nan) {
+    o.special = d.cls == Class::inf ? 1 : 2;
+    return o;
+  }
+  if (d.cls == Class::zero) return o;
+  o.sig = static_cast<uint32_t>(d.sig);
+  o.low = static_cast<int16_t>(d.exp);
+  o.E = static_cast<int16_t>(d.exp + info(f).man_bits);
+  return o;
+}
+
+TEST(GpuEmuHost, DecodeCodeAgreesWithFormatDecodeOnEveryCode) {
+  test::Rng r(17);
+  for (const FormatInfo& fi : kFormats) {
+    if (fi.id == Fmt::f64) continue;  // not an operand format (its significand exceeds 32 bits)
+    const dp::FormatRow row = dp::format_row(fi.id);
+    const uint64_t n = fi.width <= 16 ? uint64_t{1} << fi.width : 200000;
+    size_t bad = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      // Wider formats: random codes, with bits above the width set to check they are ignored.
+      const uint64_t code = fi.width <= 16 ? i : r();
+      const Operand a = dp::decode_code(row, code), b = expected_operand(fi.id, code);
+      bad += a.sig != b.sig || a.low != b.low || a.E != b.E || a.neg != b.neg || a.special != b.special;
+    }
+    EXPECT_EQ(bad, 0u) << fi.name;
+  }
+}
+
+TEST(GpuEmuHost, EveryCommittedGoldenMmaCaseBitForBit) {
+  const std::filesystem::path dir = std::filesystem::path(TCEMU_SOURCE_DIR) / "golden" / "sets";
+  size_t cases = 0, elements = 0;
+  for (const auto& f : std::filesystem::directory_iterator(dir)) {
+    if (f.path().extension() != ".json" || f.path().filename() == "index.json") continue;
+    for (const golden::Case& c : golden::read_golden(f.path().string()).cases) {
+      if (c.op != golden::OpKind::mma) continue;
+      const golden::MmaInputs in = golden::mma_inputs(c);
+      const std::vector<uint64_t> want = c.expected.logical();
+      for (bool tiled : {true, false}) {
+        const std::vector<uint64_t> got = host_run(*c.mma.entry, in.problem(c), c.mma.options, tiled);
+        ASSERT_EQ(got.size(), want.size()) << c.name;
+        size_t bad = 0;
+        for (size_t i = 0; i < want.size(); ++i) bad += got[i] != want[i];
+        EXPECT_EQ(bad, 0u) << c.name << (tiled ? " (tiled)" : " (direct)");
+      }
+      ++cases;
+      elements += want.size();
+    }
+  }
+  EXPECT_GE(cases, 26u);
+  std::printf("%zu golden MMA cases, %zu D elements\n", cases, elements);
+}
+
+TEST(GpuEmuHost, EveryFamilyAndOptionAgreesWithMma) {
+  test::Rng r(0x6E0);
+  size_t runs = 0;
+  for (const InstrEntry* e : test::family_entries()) {
+    // K over at least three shared-memory chunks; M, N odd and across a tile edge.
+    const int instrs = std::max(2, (3 * cuda_detail::kChunkTarget + e->K - 1) / e->K);
+    for (const auto& [what, opt] : test::option_sets(*e)) {
+      const test::Dist d = test::kDists[r() % std::size(test::kDists)];
+      const test::OwnedProblem pb = test::random_problem(*e, 17, 19, instrs, d, r);
+      const MmaResult want = mma(*e, pb.view(), opt);
+      ASSERT_EQ(want.error, "") << e->ptx << " " << what;
+      for (bool tiled : {true, false}) {
+        const std::vector<uint64_t> got = host_run(*e, pb.view(), opt, tiled);
+        size_t bad = 0;
+        for (size_t i = 0; i < got.size(); ++i) bad += got[i] != want.D[i];
+        EXPECT_EQ(bad, 0u) << e->ptx << " " << what << " " << test::dist_name(d) << (tiled ? " tiled" : " direct");
+      }
+      ++runs;
+    }
+  }
+  EXPECT_GT(runs, 100u);
+}
+
+}  // namespace
+}  // namespace tcemu

@@ -33,9 +33,8 @@ namespace tcemu::detail {
 
 namespace {
 
-// The two test hooks of mma_fast.hpp (process-wide; see docs/architecture.md).
-std::atomic<bool> g_baseline_only{false};  // use_baseline_kernels
-std::atomic<bool> g_disabled{false};       // disable_fast_path
+// The test hook of mma_fast.hpp (process-wide; see docs/architecture.md).
+std::atomic<bool> g_disabled{false};  // disable_fast_path
 
 // ---- which problems this path takes ------------------------------------------------------
 
@@ -89,16 +88,11 @@ bool accepts(const DatapathParams& p, const MmaProblem& pr, int instr_k, const M
 
 namespace fast {
 
-bool cpu_has_avx2() {
+ConvertIsa kernel_isa() {
 #ifdef TCEMU_FAST_X86
-  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") &&
-#if !defined(__clang__)  // clang 14 does not know "lzcnt" here (the fuzz build); AVX2 CPUs have it
-                          __builtin_cpu_supports("lzcnt") &&
-#endif
-                          __builtin_cpu_supports("popcnt");
-  return yes && !g_baseline_only.load(std::memory_order_relaxed);
+  return convert_isa();
 #else
-  return false;
+  return ConvertIsa::baseline;
 #endif
 }
 
@@ -132,7 +126,6 @@ uint64_t Fallback::step(size_t m, size_t n, size_t s, uint64_t c) {
 
 }  // namespace fast
 
-void use_baseline_kernels(bool on) { g_baseline_only.store(on, std::memory_order_relaxed); }
 void disable_fast_path(bool on) { g_disabled.store(on, std::memory_order_relaxed); }
 
 std::optional<MmaResult> mma_fast(const DatapathParams& p, const MmaProblem& pr, int instr_k, const MmaOptions& opt) {

@@ -122,6 +122,7 @@ TCEMU_HOT void run_gst_body(const Ctx& cx, const GstOps& o, std::vector<uint64_t
 void run_gst_base(const Ctx& cx, const GstOps& o, std::vector<uint64_t>& D) { run_gst_body(cx, o, D); }
 #ifdef TCEMU_FAST_X86
 TCEMU_AVX2 void run_gst_avx2(const Ctx& cx, const GstOps& o, std::vector<uint64_t>& D) { run_gst_body(cx, o, D); }
+TCEMU_AVX512 void run_gst_avx512(const Ctx& cx, const GstOps& o, std::vector<uint64_t>& D) { run_gst_body(cx, o, D); }
 #endif
 
 }  // namespace
@@ -181,13 +182,13 @@ std::optional<MmaResult> fast_gst(const Ctx& cx) {
   GstOps o{std::move(av), std::move(bv), std::move(spA), std::move(spB), std::move(sA), std::move(sB), unit};
   MmaResult r;
   r.D.assign(M * N, 0);
+  switch (kernel_isa()) {
 #ifdef TCEMU_FAST_X86
-  if (cpu_has_avx2()) {
-    run_gst_avx2(cx, o, r.D);
-    return r;
-  }
+    case ConvertIsa::avx512: run_gst_avx512(cx, o, r.D); break;
+    case ConvertIsa::avx2: run_gst_avx2(cx, o, r.D); break;
 #endif
-  run_gst_base(cx, o, r.D);
+    default: run_gst_base(cx, o, r.D);
+  }
   return r;
 }
 

@@ -34,12 +34,6 @@ TCEMU_HOT void group_pass(const int32_t* __restrict av, const int32_t* __restric
 
 // ---- GST-FDPA ----------------------------------------------------------------------------
 
-struct Scale {
-  int32_t E = 0, low = 0;
-  uint32_t sig = 0;
-  bool neg = false, special = false;
-};
-
 Scale to_scale(const Operand& o) {
   Scale s;
   s.E = o.E;
@@ -49,14 +43,6 @@ Scale to_scale(const Operand& o) {
   s.special = o.special != 0;
   return s;
 }
-
-// GST-FDPA operands as integers in units of 2^unit, scales per group, per-step special flags.
-struct GstOps {
-  std::vector<int32_t> av, bv;    // M x K, K x Npad
-  std::vector<uint8_t> spA, spB;  // M x nsteps, nsteps x Npad
-  std::vector<Scale> sA, sB;      // M x (K / group), Npad x (K / group)
-  int unit = 0;
-};
 
 TCEMU_HOT void run_gst_body(const Ctx& cx, const GstOps& o, std::vector<uint64_t>& D) {
   const DatapathParams& p = cx.p;
@@ -184,7 +170,10 @@ std::optional<MmaResult> fast_gst(const Ctx& cx) {
   r.D.assign(M * N, 0);
   switch (kernel_isa()) {
 #ifdef TCEMU_FAST_X86
-    case ConvertIsa::avx512: run_gst_avx512(cx, o, r.D); break;
+    case ConvertIsa::avx512:
+      if (gst_avx512_takes(cx)) run_gst_avx512_vec(cx, o, r.D);
+      else run_gst_avx512(cx, o, r.D);
+      break;
     case ConvertIsa::avx2: run_gst_avx2(cx, o, r.D); break;
 #endif
     default: run_gst_base(cx, o, r.D);

@@ -122,6 +122,27 @@ struct FdpaOps {
 bool fdpa_avx512_takes(const Ctx& cx);
 void run_fdpa_avx512(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, std::vector<uint64_t>& D);
 
+// A GST-FDPA block scale, decoded.
+struct Scale {
+  int32_t E = 0, low = 0;
+  uint32_t sig = 0;
+  bool neg = false, special = false;
+};
+
+// GST-FDPA operands as integers in units of 2^unit, scales per group, per-step special flags
+// (built by mma_fast_gst.cpp).
+struct GstOps {
+  std::vector<int32_t> av, bv;    // M x K, K x Npad
+  std::vector<uint8_t> spA, spB;  // M x nsteps, nsteps x Npad
+  std::vector<Scale> sA, sB;      // M x (K / group), Npad x (K / group)
+  int unit = 0;
+};
+
+// The AVX-512 GST-FDPA kernel (mma_fast_gst_avx512.cpp): whether it takes these parameters
+// (C fused, an f32 accumulator rounded toward zero), and the kernel.
+bool gst_avx512_takes(const Ctx& cx);
+void run_gst_avx512_vec(const Ctx& cx, const GstOps& o, std::vector<uint64_t>& D);
+
 // The kernels: nullopt when the operands leave the range a kernel's integer width holds.
 std::optional<MmaResult> fast_fdpa(const Ctx& cx);  // T-FDPA and ST-FDPA (mma_fast_fdpa.cpp)
 std::optional<MmaResult> fast_gst(const Ctx& cx);   // GST-FDPA (mma_fast_gst.cpp)

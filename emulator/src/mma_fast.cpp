@@ -21,6 +21,8 @@
 //  - a step whose row or column holds a NaN or Inf (operand or scale), or whose C is NaN or
 //    Inf, is recomputed by the generic step function on decoded operands, so every special
 //    rule stays the generic path's.
+// The kernels are built for AVX-512, AVX2 and the baseline (mma_fast_kernels.hpp); the AVX-512
+// build of the common cases is written with intrinsics (mma_fast_avx512.hpp).
 // Everything it does not handle is declined (nullopt), and the generic loop runs.
 #include "mma_fast.hpp"
 

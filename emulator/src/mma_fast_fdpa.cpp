@@ -143,8 +143,8 @@ bool build_fdpa(const Ctx& cx, FdpaOps<T>& o, const FdpaPlan& plan) {
       o.spB[(k / L) * Np + n] |= f.special;
       o.zB[(k / L) * Np + n] |= f.zero;
       if (f.special || f.zero) continue;
-      o.bE[k * Np + n] = f.E;
-      o.bs[k * Np + n] = static_cast<int32_t>(f.sig);
+      o.bE[bpos(cx, k, n)] = f.E;
+      o.bs[bpos(cx, k, n)] = static_cast<int32_t>(f.sig);
     }
   return true;
 }
@@ -172,14 +172,14 @@ TCEMU_HOT void run_fdpa_body(const Ctx& cx, const FdpaOps<T>& o, std::vector<uin
         const int32_t base = (cx.partial || o.zA[m * cx.nsteps + s]) ? p.e_zero : kNoE;
         const uint8_t* zb = &o.zB[s * Np + n0];
         for (int j = 0; j < kNB; ++j) em[j] = zb[j] ? std::max(base, p.e_zero) : base;
-        emax_pass(&o.aE[m * K + k], &o.bE[k * Np + n0], Np, L, em);
+        emax_pass(&o.aE[m * K + k], &o.bE[n0 * K + k * kNB], kNB, L, em);
         if (cx.fused)
           for (size_t j = 0; j < nv; ++j)
             em[j] = std::max(em[j], cur[j].sig ? cur[j].E : p.e_zero);
         if constexpr (sizeof(T) == 4)
-          sum_pass_i32(&o.aE[m * K + k], &o.as[m * K + k], &o.bE[k * Np + n0], &o.bs[k * Np + n0], Np, L, o.r0, em, S);
+          sum_pass_i32(&o.aE[m * K + k], &o.as[m * K + k], &o.bE[n0 * K + k * kNB], &o.bs[n0 * K + k * kNB], kNB, L, o.r0, em, S);
         else
-          sum_pass_i64(&o.aE[m * K + k], &o.as[m * K + k], &o.bE[k * Np + n0], &o.bs[k * Np + n0], Np, L, o.r0, em, S);
+          sum_pass_i64(&o.aE[m * K + k], &o.as[m * K + k], &o.bE[n0 * K + k * kNB], &o.bs[n0 * K + k * kNB], kNB, L, o.r0, em, S);
         const uint8_t* spb = &o.spB[s * Np + n0];
         for (size_t j = 0; j < nv; ++j) {
           Acc& c = cur[j];

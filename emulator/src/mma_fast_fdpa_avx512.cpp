@@ -104,7 +104,7 @@ struct FdpaStep {
   Consts k;
   TCEMU_V512 uint32_t operator()(size_t m, size_t n0, size_t s, uint32_t* code) const {
     const size_t K = cx.K, L = cx.L, Np = cx.Npad, kk = s * L;
-    const StepOps t{&o.aE[m * K + kk], &o.as[m * K + kk], &o.bE[kk * Np + n0], &o.bs[kk * Np + n0], L, Np};
+    const StepOps t{&o.aE[m * K + kk], &o.as[m * K + kk], &o.bE[n0 * K + kk * kNB], &o.bs[n0 * K + kk * kNB], L, kNB};
     const int32_t base = (cx.partial || o.zA[m * cx.nsteps + s]) ? cx.p.e_zero : kNoE;
     return step_lanes(cx, t, k, base, &o.zB[s * Np + n0], chunk, code);
   }

@@ -67,7 +67,7 @@ TCEMU_HOT void run_gst_body(const Ctx& cx, const GstOps& o, std::vector<uint64_t
       for (size_t s = 0; s < S; ++s) {
         const size_t k = s * L;
         for (size_t g = 0; g < gpl; ++g)
-          group_pass(&av[m * K + k + g * G], &bv[(k + g * G) * Np + n0], Np, G, &gs[g * kNB], &any[g * kNB]);
+          group_pass(&av[m * K + k + g * G], &bv[n0 * K + (k + g * G) * kNB], kNB, G, &gs[g * kNB], &any[g * kNB]);
         const bool rowsp = spA[m * S + s] != 0;
         const Scale* sa = &sA[m * ng + k / G];
         for (size_t j = 0; j < nv; ++j) {
@@ -151,7 +151,7 @@ std::optional<MmaResult> fast_gst(const Ctx& cx) {
       if (x.sig == 0) continue;
       if (x.low < lowB) return std::nullopt;
       const int64_t v = static_cast<int64_t>(x.sig) << (x.low - lowB);
-      bv[k * Np + n] = static_cast<int32_t>(x.neg ? -v : v);
+      bv[bpos(cx, k, n)] = static_cast<int32_t>(x.neg ? -v : v);
     }
   const Fmt stype = *cx.pr.scale_type;
   for (size_t m = 0; m < M; ++m)

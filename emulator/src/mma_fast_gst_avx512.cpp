@@ -50,14 +50,14 @@ struct GstStep {
 
   // The groups' exact sums (gs) and whether any product of a group is nonzero (any).
   TCEMU_V512 void group_sums(size_t m, size_t n0, size_t k, __m512i* gs, __mmask16* any) const {
-    const size_t G = static_cast<size_t>(cx.p.group), Np = cx.Npad;
+    const size_t G = static_cast<size_t>(cx.p.group);
     for (size_t g = 0; g < cx.L / G; ++g) {
       __m512i s[kH], nz[kH];
       for (int h = 0; h < kH; ++h) s[h] = nz[h] = _mm512_setzero_si512();
       const int32_t* av = &o.av[m * cx.K + k + g * G];
       for (size_t i = 0; i < G; ++i) {
         const __m512i a = _mm512_set1_epi32(av[i]);
-        const int32_t* bv = &o.bv[(k + g * G + i) * Np + n0];
+        const int32_t* bv = &o.bv[n0 * cx.K + (k + g * G + i) * kNB];
         for (int h = 0; h < kH; ++h) {
           const __m512i prod = _mm512_mullo_epi32(a, _mm512_loadu_si512(bv + 16 * h));
           s[h] = _mm512_add_epi32(s[h], prod);

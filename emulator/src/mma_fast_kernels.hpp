@@ -69,6 +69,12 @@ struct Ctx {
   size_t promote;  // in k; 0 = off
 };
 
+// Where B's decoded element (k, n) lies: B is stored in blocks of kNB columns, each block
+// [k][kNB] and contiguous, so that a kernel's pass over the k of one block reads consecutive
+// memory (a row-major [k][Npad] layout puts every k of a block a power-of-two stride apart,
+// the same L1 cache set).
+inline size_t bpos(const Ctx& cx, size_t k, size_t n) { return (n / kNB) * cx.K * kNB + k * kNB + n % kNB; }
+
 // The starting accumulator of D element (m, n), as the generic loop forms it.
 inline uint64_t start_c(const Ctx& cx, size_t m, size_t n) {
   uint64_t c = cx.opt.scale_d ? cx.pr.C[m * cx.N + n] : 0;
@@ -109,7 +115,7 @@ template <typename T>
 struct FdpaOps {
   std::vector<int32_t> aE;  // M x K
   std::vector<T> as;        // M x K, significand << c0l, signed
-  std::vector<int32_t> bE, bs;   // K x Npad
+  std::vector<int32_t> bE, bs;   // K x Npad, in blocks of kNB columns (bpos)
   std::vector<uint8_t> spA, zA;  // M x nsteps: a NaN/Inf, a zero (folded) operand in the step
   std::vector<uint8_t> spB, zB;  // nsteps x Npad
   int32_t r0 = 0;
@@ -132,7 +138,7 @@ struct Scale {
 // GST-FDPA operands as integers in units of 2^unit, scales per group, per-step special flags
 // (built by mma_fast_gst.cpp).
 struct GstOps {
-  std::vector<int32_t> av, bv;    // M x K, K x Npad
+  std::vector<int32_t> av, bv;    // M x K, K x Npad in blocks of kNB columns (bpos)
   std::vector<uint8_t> spA, spB;  // M x nsteps, nsteps x Npad
   std::vector<Scale> sA, sB;      // M x (K / group), Npad x (K / group)
   int unit = 0;

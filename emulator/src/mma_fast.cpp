@@ -4,8 +4,9 @@
 // gst_step_decoded on each D element, both built from dp_primitives.hpp), reorganised so that
 // a compiler vectorises it:
 //  - operands are decoded once into separate arrays (structure of arrays): alignment exponent
-//    E and signed integer significand; B keeps its row-major [k][n] layout so that one A value
-//    meets a run of consecutive columns n, and each vector lane is one D element;
+//    E and signed integer significand; B is stored in blocks of kNB columns, each [k][kNB] and
+//    contiguous (bpos), so that one A value meets a run of consecutive columns n, each vector
+//    lane is one D element, and a pass over k reads consecutive memory;
 //  - T-FDPA / ST-FDPA: for every finite nonzero operand the weight of the significand's lowest
 //    bit is E - man_bits, so a term's shift to 2^q is (F - man_a - man_b) - (emax - e_i): the
 //    constant part is folded into A's significands (into the right shift when negative) and

@@ -35,8 +35,10 @@ namespace {
 std::atomic<int> g_isa_limit{static_cast<int>(ConvertIsa::avx512)};
 }
 
+// What the CPU has is read on any x86-64 GCC/clang build: the fast MMA kernels
+// (mma_fast_kernels.hpp) are built there even where the conversion kernels are not.
 ConvertIsa convert_isa() {
-#ifdef TCEMU_CVT_X86
+#if defined(__GNUC__) && defined(__x86_64__)
   static const ConvertIsa cpu = [] {
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512cd"))

@@ -1,4 +1,6 @@
-// Internal: which instruction set the f32 conversion kernels of converter.cpp run with.
+// Internal: which instruction set the f32 conversion kernels of converter.cpp and the fast
+// MMA kernels (mma_fast_kernels.hpp) run with. Each caller runs its baseline build where it
+// did not build the others.
 #pragma once
 
 namespace tcemu::detail {

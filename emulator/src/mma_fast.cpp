@@ -4,8 +4,9 @@
 // gst_step_decoded on each D element, both built from dp_primitives.hpp), reorganised so that
 // a compiler vectorises it:
 //  - operands are decoded once into separate arrays (structure of arrays): alignment exponent
-//    E and signed integer significand; B keeps its row-major [k][n] layout so that one A value
-//    meets a run of consecutive columns n, and each vector lane is one D element;
+//    E and signed integer significand; B is stored in blocks of kNB columns, each [k][kNB] and
+//    contiguous (bpos), so that one A value meets a run of consecutive columns n, each vector
+//    lane is one D element, and a pass over k reads consecutive memory;
 //  - T-FDPA / ST-FDPA: for every finite nonzero operand the weight of the significand's lowest
 //    bit is E - man_bits, so a term's shift to 2^q is (F - man_a - man_b) - (emax - e_i): the
 //    constant part is folded into A's significands (into the right shift when negative) and
@@ -21,6 +22,8 @@
 //  - a step whose row or column holds a NaN or Inf (operand or scale), or whose C is NaN or
 //    Inf, is recomputed by the generic step function on decoded operands, so every special
 //    rule stays the generic path's.
+// The kernels are built for AVX-512, AVX2 and the baseline (mma_fast_kernels.hpp); the AVX-512
+// build of the common cases is written with intrinsics (mma_fast_avx512.hpp).
 // Everything it does not handle is declined (nullopt), and the generic loop runs.
 #include "mma_fast.hpp"
 
@@ -33,9 +36,8 @@ namespace tcemu::detail {
 
 namespace {
 
-// The two test hooks of mma_fast.hpp (process-wide; see docs/architecture.md).
-std::atomic<bool> g_baseline_only{false};  // use_baseline_kernels
-std::atomic<bool> g_disabled{false};       // disable_fast_path
+// The test hook of mma_fast.hpp (process-wide; see docs/architecture.md).
+std::atomic<bool> g_disabled{false};  // disable_fast_path
 
 // ---- which problems this path takes ------------------------------------------------------
 
@@ -89,16 +91,11 @@ bool accepts(const DatapathParams& p, const MmaProblem& pr, int instr_k, const M
 
 namespace fast {
 
-bool cpu_has_avx2() {
+ConvertIsa kernel_isa() {
 #ifdef TCEMU_FAST_X86
-  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") &&
-#if !defined(__clang__)  // clang 14 does not know "lzcnt" here (the fuzz build); AVX2 CPUs have it
-                          __builtin_cpu_supports("lzcnt") &&
-#endif
-                          __builtin_cpu_supports("popcnt");
-  return yes && !g_baseline_only.load(std::memory_order_relaxed);
+  return convert_isa();
 #else
-  return false;
+  return ConvertIsa::baseline;
 #endif
 }
 
@@ -132,7 +129,6 @@ uint64_t Fallback::step(size_t m, size_t n, size_t s, uint64_t c) {
 
 }  // namespace fast
 
-void use_baseline_kernels(bool on) { g_baseline_only.store(on, std::memory_order_relaxed); }
 void disable_fast_path(bool on) { g_disabled.store(on, std::memory_order_relaxed); }
 
 std::optional<MmaResult> mma_fast(const DatapathParams& p, const MmaProblem& pr, int instr_k, const MmaOptions& opt) {

@@ -18,9 +18,8 @@ uint64_t scale_c(uint64_t c, Fmt acc, int s);
 // the problem has been validated by mma_params.
 std::optional<MmaResult> mma_fast(const DatapathParams& p, const MmaProblem& pr, int instr_k, const MmaOptions& opt);
 
-// For tests: true runs the baseline kernels even where the CPU has AVX2 (both builds of the
-// kernels are then checked on one machine). Default false.
-void use_baseline_kernels(bool on);
+// Which build of the kernels runs (AVX-512, AVX2, baseline) is converter_isa.hpp's choice;
+// tests limit it with limit_convert_isa to check every build on one machine.
 // For tests: true makes mma_fast decline everything, so that mma_params runs its generic loop
 // and the two can be compared. Default false.
 void disable_fast_path(bool on);

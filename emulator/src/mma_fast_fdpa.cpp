@@ -71,19 +71,6 @@ TCEMU_HOT void sum_pass_i64(const int32_t* __restrict aE, const int64_t* __restr
 
 // ---- T-FDPA and ST-FDPA --------------------------------------------------------------------
 
-// Decoded operands with scales folded in (ST-FDPA), as E / signed significand arrays, and the
-// per-step flags. Declines (returns false) when an operand breaks low == E - man or the sums
-// could leave the chosen integer width.
-template <typename T>
-struct FdpaOps {
-  std::vector<int32_t> aE;  // M x K
-  std::vector<T> as;        // M x K, significand << c0l, signed
-  std::vector<int32_t> bE, bs;   // K x Npad
-  std::vector<uint8_t> spA, zA;  // M x nsteps: a NaN/Inf, a zero (folded) operand in the step
-  std::vector<uint8_t> spB, zB;  // nsteps x Npad
-  int32_t r0 = 0;
-};
-
 // One operand, its scale folded in; false when the decoded form breaks low == E - man.
 struct Folded {
   int64_t sig = 0;  // signed
@@ -156,8 +143,8 @@ bool build_fdpa(const Ctx& cx, FdpaOps<T>& o, const FdpaPlan& plan) {
       o.spB[(k / L) * Np + n] |= f.special;
       o.zB[(k / L) * Np + n] |= f.zero;
       if (f.special || f.zero) continue;
-      o.bE[k * Np + n] = f.E;
-      o.bs[k * Np + n] = static_cast<int32_t>(f.sig);
+      o.bE[bpos(cx, k, n)] = f.E;
+      o.bs[bpos(cx, k, n)] = static_cast<int32_t>(f.sig);
     }
   return true;
 }
@@ -185,14 +172,14 @@ TCEMU_HOT void run_fdpa_body(const Ctx& cx, const FdpaOps<T>& o, std::vector<uin
         const int32_t base = (cx.partial || o.zA[m * cx.nsteps + s]) ? p.e_zero : kNoE;
         const uint8_t* zb = &o.zB[s * Np + n0];
         for (int j = 0; j < kNB; ++j) em[j] = zb[j] ? std::max(base, p.e_zero) : base;
-        emax_pass(&o.aE[m * K + k], &o.bE[k * Np + n0], Np, L, em);
+        emax_pass(&o.aE[m * K + k], &o.bE[n0 * K + k * kNB], kNB, L, em);
         if (cx.fused)
           for (size_t j = 0; j < nv; ++j)
             em[j] = std::max(em[j], cur[j].sig ? cur[j].E : p.e_zero);
         if constexpr (sizeof(T) == 4)
-          sum_pass_i32(&o.aE[m * K + k], &o.as[m * K + k], &o.bE[k * Np + n0], &o.bs[k * Np + n0], Np, L, o.r0, em, S);
+          sum_pass_i32(&o.aE[m * K + k], &o.as[m * K + k], &o.bE[n0 * K + k * kNB], &o.bs[n0 * K + k * kNB], kNB, L, o.r0, em, S);
         else
-          sum_pass_i64(&o.aE[m * K + k], &o.as[m * K + k], &o.bE[k * Np + n0], &o.bs[k * Np + n0], Np, L, o.r0, em, S);
+          sum_pass_i64(&o.aE[m * K + k], &o.as[m * K + k], &o.bE[n0 * K + k * kNB], &o.bs[n0 * K + k * kNB], kNB, L, o.r0, em, S);
         const uint8_t* spb = &o.spB[s * Np + n0];
         for (size_t j = 0; j < nv; ++j) {
           Acc& c = cur[j];
@@ -223,13 +210,21 @@ template <typename T>
 TCEMU_AVX2 void run_fdpa_avx2(const Ctx& cx, const FdpaOps<T>& o, std::vector<uint64_t>& D) {
   run_fdpa_body(cx, o, D);
 }
+// The same loops built for AVX-512, for what the intrinsics kernel does not take.
+template <typename T>
+TCEMU_AVX512 void run_fdpa_avx512_loops(const Ctx& cx, const FdpaOps<T>& o, std::vector<uint64_t>& D) {
+  run_fdpa_body(cx, o, D);
+}
 #endif
 template <typename T>
 void run_fdpa(const Ctx& cx, const FdpaOps<T>& o, std::vector<uint64_t>& D) {
+  switch (kernel_isa()) {
 #ifdef TCEMU_FAST_X86
-  if (cpu_has_avx2()) return run_fdpa_avx2(cx, o, D);
+    case ConvertIsa::avx512: return run_fdpa_avx512_loops(cx, o, D);
+    case ConvertIsa::avx2: return run_fdpa_avx2(cx, o, D);
 #endif
-  run_fdpa_base(cx, o, D);
+    default: return run_fdpa_base(cx, o, D);
+  }
 }
 
 }  // namespace
@@ -251,6 +246,14 @@ std::optional<MmaResult> fast_fdpa(const Ctx& cx) {
   const double bound = term * static_cast<double>(cx.L);
   MmaResult r;
   r.D.assign(cx.M * cx.N, 0);
+  // The AVX-512 kernel: every product (and A's shifted significand) an int32.
+  if (kernel_isa() == ConvertIsa::avx512 && fdpa_avx512_takes(cx) && term <= 2147483647.0 &&
+      static_cast<double>(plan.maxA) * std::ldexp(1.0, c0l) <= 2147483647.0) {
+    FdpaOps<int32_t> o;
+    if (!build_fdpa(cx, o, plan)) return std::nullopt;
+    run_fdpa_avx512(cx, o, static_cast<size_t>(2147483647.0 / term), r.D);
+    return r;
+  }
   if (bound <= 2147483647.0 && static_cast<double>(plan.maxA) * std::ldexp(1.0, c0l) <= 2147483647.0) {
     FdpaOps<int32_t> o;
     if (!build_fdpa(cx, o, plan)) return std::nullopt;

@@ -34,12 +34,6 @@ TCEMU_HOT void group_pass(const int32_t* __restrict av, const int32_t* __restric
 
 // ---- GST-FDPA ----------------------------------------------------------------------------
 
-struct Scale {
-  int32_t E = 0, low = 0;
-  uint32_t sig = 0;
-  bool neg = false, special = false;
-};
-
 Scale to_scale(const Operand& o) {
   Scale s;
   s.E = o.E;
@@ -49,14 +43,6 @@ Scale to_scale(const Operand& o) {
   s.special = o.special != 0;
   return s;
 }
-
-// GST-FDPA operands as integers in units of 2^unit, scales per group, per-step special flags.
-struct GstOps {
-  std::vector<int32_t> av, bv;    // M x K, K x Npad
-  std::vector<uint8_t> spA, spB;  // M x nsteps, nsteps x Npad
-  std::vector<Scale> sA, sB;      // M x (K / group), Npad x (K / group)
-  int unit = 0;
-};
 
 TCEMU_HOT void run_gst_body(const Ctx& cx, const GstOps& o, std::vector<uint64_t>& D) {
   const DatapathParams& p = cx.p;
@@ -81,7 +67,7 @@ TCEMU_HOT void run_gst_body(const Ctx& cx, const GstOps& o, std::vector<uint64_t
       for (size_t s = 0; s < S; ++s) {
         const size_t k = s * L;
         for (size_t g = 0; g < gpl; ++g)
-          group_pass(&av[m * K + k + g * G], &bv[(k + g * G) * Np + n0], Np, G, &gs[g * kNB], &any[g * kNB]);
+          group_pass(&av[m * K + k + g * G], &bv[n0 * K + (k + g * G) * kNB], kNB, G, &gs[g * kNB], &any[g * kNB]);
         const bool rowsp = spA[m * S + s] != 0;
         const Scale* sa = &sA[m * ng + k / G];
         for (size_t j = 0; j < nv; ++j) {
@@ -122,6 +108,7 @@ TCEMU_HOT void run_gst_body(const Ctx& cx, const GstOps& o, std::vector<uint64_t
 void run_gst_base(const Ctx& cx, const GstOps& o, std::vector<uint64_t>& D) { run_gst_body(cx, o, D); }
 #ifdef TCEMU_FAST_X86
 TCEMU_AVX2 void run_gst_avx2(const Ctx& cx, const GstOps& o, std::vector<uint64_t>& D) { run_gst_body(cx, o, D); }
+TCEMU_AVX512 void run_gst_avx512(const Ctx& cx, const GstOps& o, std::vector<uint64_t>& D) { run_gst_body(cx, o, D); }
 #endif
 
 }  // namespace
@@ -164,7 +151,7 @@ std::optional<MmaResult> fast_gst(const Ctx& cx) {
       if (x.sig == 0) continue;
       if (x.low < lowB) return std::nullopt;
       const int64_t v = static_cast<int64_t>(x.sig) << (x.low - lowB);
-      bv[k * Np + n] = static_cast<int32_t>(x.neg ? -v : v);
+      bv[bpos(cx, k, n)] = static_cast<int32_t>(x.neg ? -v : v);
     }
   const Fmt stype = *cx.pr.scale_type;
   for (size_t m = 0; m < M; ++m)
@@ -181,13 +168,16 @@ std::optional<MmaResult> fast_gst(const Ctx& cx) {
   GstOps o{std::move(av), std::move(bv), std::move(spA), std::move(spB), std::move(sA), std::move(sB), unit};
   MmaResult r;
   r.D.assign(M * N, 0);
+  switch (kernel_isa()) {
 #ifdef TCEMU_FAST_X86
-  if (cpu_has_avx2()) {
-    run_gst_avx2(cx, o, r.D);
-    return r;
-  }
+    case ConvertIsa::avx512:
+      if (gst_avx512_takes(cx)) run_gst_avx512_vec(cx, o, r.D);
+      else run_gst_avx512(cx, o, r.D);
+      break;
+    case ConvertIsa::avx2: run_gst_avx2(cx, o, r.D); break;
 #endif
-  run_gst_base(cx, o, r.D);
+    default: run_gst_base(cx, o, r.D);
+  }
   return r;
 }
 

@@ -7,27 +7,33 @@
 #include <optional>
 #include <vector>
 
+#include "converter_isa.hpp"
 #include "dp_primitives.hpp"
 #include "mma_fast.hpp"
 
-// The kernels are compiled twice, for x86-64 with AVX2 (and the bit-manipulation extensions
-// every AVX2 CPU has: lzcnt for the rounding) and for the baseline, and picked at run time:
-// the library needs no -march flag and runs on CPUs without AVX2. Everything a kernel calls on
-// its hot path is forced inline (TCEMU_HOT, and TCEMU_DP_HD in dp_primitives.hpp) so that it is
-// compiled with the kernel's instruction set.
+// The kernels are built three times for x86-64 and picked at run time by the mechanism the
+// conversion kernels use (converter_isa.hpp: what the CPU has, at most the tests' limit): for
+// AVX-512 (F/BW/VL/DQ/CD; the T-FDPA / ST-FDPA kernel has its own intrinsics form there,
+// mma_fast_fdpa_avx512.cpp), for AVX2 (with the bit-manipulation extensions every AVX2 CPU
+// has: lzcnt for the rounding) and for the baseline: the library needs no -march flag and
+// runs on CPUs without AVX2. Everything a kernel calls on its hot path is forced inline
+// (TCEMU_HOT, and TCEMU_DP_HD in dp_primitives.hpp) so that it is compiled with the kernel's
+// instruction set.
 #if defined(__GNUC__) && defined(__x86_64__)
 #define TCEMU_FAST_X86 1
 #define TCEMU_HOT inline __attribute__((always_inline))
 #define TCEMU_AVX2 __attribute__((target("avx2,bmi,bmi2,lzcnt,popcnt")))
+#define TCEMU_AVX512 \
+  __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512cd,avx2,bmi,bmi2,lzcnt,popcnt")))
 #else
 #define TCEMU_HOT inline
 #endif
 
 namespace tcemu::detail::fast {
 
-// True when the AVX2 build of the kernels may run: the CPU has it and use_baseline_kernels is
-// off (mma_fast.cpp).
-bool cpu_has_avx2();
+// Which build of the kernels runs: converter_isa.hpp's choice, baseline where the kernels
+// were built for the baseline alone (not x86-64 or not GCC/clang).
+ConvertIsa kernel_isa();
 
 constexpr int kNB = 32;                 // columns (D elements) processed together
 constexpr int32_t kZeroE = -(1 << 20);  // E of a zero or special operand: below any real sum
@@ -63,6 +69,12 @@ struct Ctx {
   size_t promote;  // in k; 0 = off
 };
 
+// Where B's decoded element (k, n) lies: B is stored in blocks of kNB columns, each block
+// [k][kNB] and contiguous, so that a kernel's pass over the k of one block reads consecutive
+// memory (a row-major [k][Npad] layout puts every k of a block a power-of-two stride apart,
+// the same L1 cache set).
+inline size_t bpos(const Ctx& cx, size_t k, size_t n) { return (n / kNB) * cx.K * kNB + k * kNB + n % kNB; }
+
 // The starting accumulator of D element (m, n), as the generic loop forms it.
 inline uint64_t start_c(const Ctx& cx, size_t m, size_t n) {
   uint64_t c = cx.opt.scale_d ? cx.pr.C[m * cx.N + n] : 0;
@@ -96,6 +108,46 @@ TCEMU_HOT uint64_t final_d(const Ctx& cx, const Acc& cur, uint64_t accum) {
   if (cx.K % cx.promote != 0) return dp::add_rne_f32(static_cast<uint32_t>(accum), static_cast<uint32_t>(cur.code));
   return accum;
 }
+
+// T-FDPA / ST-FDPA operands: E / signed-significand arrays with the scales folded in, and the
+// per-step flags (built by mma_fast_fdpa.cpp).
+template <typename T>
+struct FdpaOps {
+  std::vector<int32_t> aE;  // M x K
+  std::vector<T> as;        // M x K, significand << c0l, signed
+  std::vector<int32_t> bE, bs;   // K x Npad, in blocks of kNB columns (bpos)
+  std::vector<uint8_t> spA, zA;  // M x nsteps: a NaN/Inf, a zero (folded) operand in the step
+  std::vector<uint8_t> spB, zB;  // nsteps x Npad
+  int32_t r0 = 0;
+};
+
+// The AVX-512 T-FDPA / ST-FDPA kernel (mma_fast_fdpa_avx512.cpp): whether it takes these
+// parameters (C fused, an f32 accumulator rounded toward zero), and the kernel, on operands
+// whose every product fits an int32 (the sums are formed in int32 over runs of `chunk` terms
+// and added in int64).
+bool fdpa_avx512_takes(const Ctx& cx);
+void run_fdpa_avx512(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, std::vector<uint64_t>& D);
+
+// A GST-FDPA block scale, decoded.
+struct Scale {
+  int32_t E = 0, low = 0;
+  uint32_t sig = 0;
+  bool neg = false, special = false;
+};
+
+// GST-FDPA operands as integers in units of 2^unit, scales per group, per-step special flags
+// (built by mma_fast_gst.cpp).
+struct GstOps {
+  std::vector<int32_t> av, bv;    // M x K, K x Npad in blocks of kNB columns (bpos)
+  std::vector<uint8_t> spA, spB;  // M x nsteps, nsteps x Npad
+  std::vector<Scale> sA, sB;      // M x (K / group), Npad x (K / group)
+  int unit = 0;
+};
+
+// The AVX-512 GST-FDPA kernel (mma_fast_gst_avx512.cpp): whether it takes these parameters
+// (C fused, an f32 accumulator rounded toward zero), and the kernel.
+bool gst_avx512_takes(const Ctx& cx);
+void run_gst_avx512_vec(const Ctx& cx, const GstOps& o, std::vector<uint64_t>& D);
 
 // The kernels: nullopt when the operands leave the range a kernel's integer width holds.
 std::optional<MmaResult> fast_fdpa(const Ctx& cx);  // T-FDPA and ST-FDPA (mma_fast_fdpa.cpp)

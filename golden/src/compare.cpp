@@ -422,10 +422,24 @@ void fit_models(const Case& c, const Array& act, const CompareOptions& opt, cons
       ++j;
     }
   }
-  std::vector<AltModel> models = alternative_models(c);
-  for (const AltModel& m : models) {
-    ModelFit f{m.name, m.description, 0, sample.size(), m.is_case_model};
-    for (auto [row, col] : sample) f.matched += equal(r.type, m.eval(row, col), act.at(row, col), opt.nans_equal);
+  // Every (model, piece of the sample) is one item of a parallel loop on opt.exec's threads;
+  // each counts its matches into its own slot, added up after (the same counts for every
+  // thread count).
+  const std::vector<AltModel> models = alternative_models(c);
+  constexpr size_t kPiece = 32;
+  const size_t pieces = (sample.size() + kPiece - 1) / kPiece;
+  std::vector<size_t> matched(models.size() * pieces, 0);
+  parallel_for(matched.size(), opt.exec, [&](size_t i) {
+    const AltModel& m = models[i / pieces];
+    const size_t end = std::min(sample.size(), (i % pieces + 1) * kPiece);
+    for (size_t s = (i % pieces) * kPiece; s < end; ++s) {
+      const auto [row, col] = sample[s];
+      matched[i] += equal(r.type, m.eval(row, col), act.at(row, col), opt.nans_equal);
+    }
+  });
+  for (size_t j = 0; j < models.size(); ++j) {
+    ModelFit f{models[j].name, models[j].description, 0, sample.size(), models[j].is_case_model};
+    for (size_t i = 0; i < pieces; ++i) f.matched += matched[j * pieces + i];
     r.models.push_back(f);
   }
   std::stable_sort(r.models.begin(), r.models.end(), [](const ModelFit& x, const ModelFit& y) {

@@ -7,12 +7,14 @@
 // NaN codes; C with specials and -0), odd M and N, K of several instructions, all options.
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <map>
 #include <random>
 #include <set>
 #include <tuple>
 #include <vector>
 
+#include "../../emulator/src/converter_isa.hpp"
 #include "../../emulator/src/mma_fast.hpp"
 #include "random_operands.hpp"
 #include "tcemu/catalog.hpp"
@@ -231,11 +233,49 @@ void check_every_family(uint64_t seed) {
 
 TEST(MmaFast, EveryFastFamilyMatchesTheDotProductChain) { check_every_family(20261130); }
 
-// The same with the baseline (non-AVX2) build of the kernels, which a CPU with AVX2 never runs.
-TEST(MmaFast, BaselineKernelsMatchTheDotProductChain) {
-  detail::use_baseline_kernels(true);
-  check_every_family(77);
-  detail::use_baseline_kernels(false);
+// The same with each build of the kernels in turn (baseline, AVX2, AVX-512: the AVX-512 one
+// has its own intrinsics kernel), as far as this CPU has them: a CPU runs only its best build
+// otherwise.
+TEST(MmaFast, EveryKernelBuildMatchesTheDotProductChain) {
+  const detail::ConvertIsa best = detail::convert_isa();
+  for (detail::ConvertIsa isa : {detail::ConvertIsa::baseline, detail::ConvertIsa::avx2, detail::ConvertIsa::avx512}) {
+    if (isa > best) {
+      std::cout << "note: this CPU lacks kernel build " << static_cast<int>(isa) << ": not checked\n";
+      continue;
+    }
+    SCOPED_TRACE("kernel build " + std::to_string(static_cast<int>(isa)));
+    detail::limit_convert_isa(isa);
+    ASSERT_EQ(detail::convert_isa(), isa);
+    check_every_family(77 + static_cast<uint64_t>(isa));
+  }
+  detail::limit_convert_isa(detail::ConvertIsa::avx512);
+}
+
+// Operands of the largest significand everywhere (A and B the largest finite codes, scales
+// of the largest significand), same signs in most rows and columns: every term of a step at
+// the top of the kernels' integer range, where a sum that overflowed its lanes would show.
+// Every family, every kernel build this CPU has, odd N.
+TEST(MmaFast, LargestTermsEveryKernelBuild) {
+  const detail::ConvertIsa best = detail::convert_isa();
+  Rng r(11);
+  int reported = 0, bad = 0;
+  for (detail::ConvertIsa isa : {detail::ConvertIsa::baseline, detail::ConvertIsa::avx2, detail::ConvertIsa::avx512}) {
+    if (isa > best) continue;
+    detail::limit_convert_isa(isa);
+    for (const InstrEntry* e : fast_entries()) {
+      Case cs = make_case(*e, 3, 37, 2, Dist::normal, r);
+      const size_t K = static_cast<size_t>(cs.K), N = 37;
+      for (size_t i = 0; i < cs.A.size(); ++i) cs.A[i] = max_finite_code(e->atype, i / K == 1);  // row 1 negative
+      for (size_t i = 0; i < cs.B.size(); ++i) cs.B[i] = max_finite_code(e->btype, i % N == 5);  // column 5 negative
+      for (uint64_t& c : cs.C) c = 0;
+      const uint64_t scale = e->scale_type == Fmt::ue4m3 ? 0x3F : 127;  // 1.875 and 1
+      for (auto* v : {&cs.sa, &cs.sb})
+        for (uint64_t& x : *v) x = scale;
+      bad += check_case(cs, {}, reported);
+    }
+  }
+  detail::limit_convert_isa(detail::ConvertIsa::avx512);
+  EXPECT_EQ(bad, 0);
 }
 
 // The benchmarked entries (issue 3) take the fast path, with larger problems and all options.

@@ -115,25 +115,32 @@ float ref_value(Fmt f, uint64_t code) {
   return x.sign ? -v : v;
 }
 
+// A 32 x 16 x 128 f16 case of `arch` and the output of plain f32 FMA accumulation on its
+// operands (in k order, from C).
+std::pair<Case, Array> f32_fma_output(const char* arch) {
+  MmaGenRequest q = test::mma_request(arch, test::kF16, Dist::normal, 21);
+  q.M = 32;
+  q.N = 16;
+  q.K = 128;
+  Case c = generate_mma(q);
+  const Array& A = c.operands.at("A");
+  const Array& B = c.operands.at("B");
+  const Array& C = c.operands.at("C");
+  Array act = c.expected;
+  for (size_t m = 0; m < 32; ++m)
+    for (size_t n = 0; n < 16; ++n) {
+      float d = ref_value(Fmt::f32, C.at(m, n));
+      for (size_t k = 0; k < 128; ++k) d = std::fmaf(ref_value(Fmt::f16, A.at(m, k)), ref_value(Fmt::f16, B.at(k, n)), d);
+      uint32_t bits;
+      std::memcpy(&bits, &d, 4);
+      act.set(m, n, bits);
+    }
+  return {std::move(c), std::move(act)};
+}
+
 TEST(GoldenCompare, NamesPlainF32FmaAccumulation) {
   for (const char* arch : {"sm_90", "sm_80"}) {
-    MmaGenRequest q = test::mma_request(arch, test::kF16, Dist::normal, 21);
-    q.M = 32;
-    q.N = 16;
-    q.K = 128;
-    const Case c = generate_mma(q);
-    const Array& A = c.operands.at("A");
-    const Array& B = c.operands.at("B");
-    const Array& C = c.operands.at("C");
-    Array act = c.expected;
-    for (size_t m = 0; m < 32; ++m)
-      for (size_t n = 0; n < 16; ++n) {
-        float d = ref_value(Fmt::f32, C.at(m, n));
-        for (size_t k = 0; k < 128; ++k) d = std::fmaf(ref_value(Fmt::f16, A.at(m, k)), ref_value(Fmt::f16, B.at(k, n)), d);
-        uint32_t bits;
-        std::memcpy(&bits, &d, 4);
-        act.set(m, n, bits);
-      }
+    const auto [c, act] = f32_fma_output(arch);
     const CompareReport r = compare(c, act);
     ASSERT_GT(r.mismatches, 20u) << "FMA accumulation should differ from the tensor-core model";
     const ModelFit* best = nullptr;
@@ -144,6 +151,38 @@ TEST(GoldenCompare, NamesPlainF32FmaAccumulation) {
     EXPECT_EQ(best->matched, best->sampled);
     EXPECT_NE(r.verdict.find("matches plain f32 FMA accumulation in k order on every sampled element"), std::string::npos)
         << r.verdict;
+  }
+}
+
+// The model diagnosis runs on every core: its report (every model's counts, the verdict, the
+// whole JSON) is the same for 1, 2, 3 and 7 threads, for an MMA case (FMA output, and one
+// with every third element's low bit flipped) and a conversion case.
+TEST(GoldenCompare, DiagnosisIdenticalForEveryThreadCount) {
+  auto [c, fma] = f32_fma_output("sm_90");
+  Array flipped = c.expected;
+  for (size_t m = 0; m < 32; ++m)
+    for (size_t n = 0; n < 16; ++n)
+      if ((m * 16 + n) % 3 == 0) flipped.set(m, n, flipped.at(m, n) ^ 1);
+  ConvertGenRequest q;
+  q.from = Fmt::f32;
+  q.to = Fmt::e4m3;
+  q.count = 300;
+  q.dist = Dist::normal;
+  const Case conv = generate_convert(q);
+  Array conv_act = conv.expected;
+  for (size_t i = 0; i < conv_act.rows; i += 2) conv_act.set(i, 0, conv_act.at(i, 0) ^ 1);
+  const std::pair<const Case*, const Array*> inputs[] = {{&c, &fma}, {&c, &flipped}, {&conv, &conv_act}};
+  for (const auto& [cs, act] : inputs) {
+    CompareOptions o;
+    o.exec = Exec{1};
+    const CompareReport one = compare(*cs, *act, o);
+    ASSERT_GT(one.mismatches, 0u);
+    ASSERT_GT(one.models.size(), 2u);
+    const std::string want = json_report(one).dump();
+    for (int t : {2, 3, 7}) {
+      o.exec = Exec{t};
+      EXPECT_EQ(json_report(compare(*cs, *act, o)).dump(), want) << t << " threads";
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 // benchmarks use real time (UseRealTime), so their MAC/s is wall-clock throughput.
 //
 //   build/release/tools/bench/bench_scale --benchmark_filter=PerCore
+//   build/release/tools/bench/bench_scale --benchmark_filter=KernelBuild   (per core, each kernel build)
 //   build/release/tools/bench/bench_scale --benchmark_filter=Threads
 //   build/release/tools/bench/bench_scale --benchmark_filter=ThreadsCpu
 #include <benchmark/benchmark.h>
@@ -13,6 +14,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "../../emulator/src/converter_isa.hpp"
 #include "plain_gemm.hpp"
 #include "tcemu/catalog.hpp"
 #include "tcemu/mma_parallel.hpp"
@@ -110,6 +112,19 @@ void PerCore512(benchmark::State& s) {
   run_gemm(s, g, 1);
 }
 
+// The same with the fast path's kernels limited to one build (state.range(0): 0 baseline,
+// 1 AVX2, 2 AVX-512; the test hook of emulator/src/converter_isa.hpp); skipped where the CPU
+// lacks it.
+template <const Pick& P>
+void PerCoreBuild512(benchmark::State& s) {
+  static const Gemm g = make(P, 512);
+  const auto isa = static_cast<tcemu::detail::ConvertIsa>(s.range(0));
+  tcemu::detail::limit_convert_isa(isa);
+  if (tcemu::detail::convert_isa() != isa) s.SkipWithError("this CPU lacks this kernel build");
+  else run_gemm(s, g, 1);
+  tcemu::detail::limit_convert_isa(tcemu::detail::ConvertIsa::avx512);
+}
+
 // 1024^3 e4m3 and mxf4nvf4 on state.range(0) threads, wall-clock rate.
 void Threads1024_wgmma_e4m3(benchmark::State& s) {
   static const Gemm g = make(kE4m3, 1024);
@@ -129,6 +144,15 @@ BENCHMARK(PerCore512<kE4m3>)->Name("PerCore512/sm90a_wgmma_e4m3")->Unit(benchmar
 BENCHMARK(PerCore512<kF8f6f4>)->Name("PerCore512/sm100a_f8f6f4_e4m3xe2m1")->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(PerCore512<kMxf8f6f4>)->Name("PerCore512/sm100a_mxf8f6f4_e4m3")->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(PerCore512<kMxf4nvf4>)->Name("PerCore512/sm100a_mxf4nvf4_4X")->Unit(benchmark::kMillisecond)->Iterations(3);
+#define TCEMU_PER_BUILD(P, NAME) \
+  BENCHMARK(PerCoreBuild512<P>)->Name("KernelBuild512/" NAME)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->Iterations(3)
+TCEMU_PER_BUILD(kF16, "sm90a_wgmma_f16");
+TCEMU_PER_BUILD(kBf16, "sm90a_wgmma_bf16");
+TCEMU_PER_BUILD(kTf32, "sm90a_wgmma_tf32");
+TCEMU_PER_BUILD(kE4m3, "sm90a_wgmma_e4m3");
+TCEMU_PER_BUILD(kF8f6f4, "sm100a_f8f6f4_e4m3xe2m1");
+TCEMU_PER_BUILD(kMxf8f6f4, "sm100a_mxf8f6f4_e4m3");
+TCEMU_PER_BUILD(kMxf4nvf4, "sm100a_mxf4nvf4_4X");
 BENCHMARK(plain_f32_gemm_512)->Name("PerCore512/plain_f32_loop")->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(Threads1024_wgmma_e4m3)->Name("Threads1024/sm90a_wgmma_e4m3")->Arg(1)->Arg(2)->Arg(4)->Arg(16)
     ->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(2);

@@ -16,8 +16,8 @@ int main(int argc, char** argv) {
   app.fallthrough();
   int threads = 0;
   app.add_option("--threads", threads,
-                 "threads for whole-matrix MMA, array conversions, golden generation, quantize, "
-                 "dequantize and analyze (default: "
+                 "threads for whole-matrix MMA, array conversions, golden generation, compare's model "
+                 "diagnosis, quantize, dequantize and analyze (default: "
                  "TCEMU_NUM_THREADS, else every core)")
       ->check(CLI::Range(1, tcemu::kMaxThreads));
   tcemu::cli::add_info_command(app, run);

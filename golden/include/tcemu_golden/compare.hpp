@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tcemu/parallel.hpp"
 #include "tcemu_golden/golden.hpp"
 
 namespace tcemu::golden {
@@ -23,6 +24,7 @@ struct CompareOptions {
   size_t max_listed = 10;     // mismatches listed in the report
   bool analyse_models = true; // evaluate alternative models on a sample of elements
   size_t model_sample = 2048; // most elements evaluated per model (fewer for long K)
+  Exec exec;                  // threads for the models (the report is the same for every count)
 };
 
 // The actual output read from a file: raw little-endian codes in the layout of the case's

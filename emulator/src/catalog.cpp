@@ -34,10 +34,13 @@ std::optional<AccType> parse_acc_type(std::string_view s) {
   return std::nullopt;
 }
 
-std::optional<Fmt> acc_format(AccType t) {
-  if (t == AccType::f16) return Fmt::f16;
-  if (t == AccType::f32) return Fmt::f32;
-  return std::nullopt;
+Fmt acc_format(AccType t) {
+  switch (t) {
+    case AccType::f16: return Fmt::f16;
+    case AccType::f32: return Fmt::f32;
+    case AccType::s32: return Fmt::s32;
+  }
+  return Fmt::f32;
 }
 
 

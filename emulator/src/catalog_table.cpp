@@ -167,14 +167,17 @@ const std::string kMma = "mma.sync.aligned.m{M}n{N}k{K}.row.col.{d}.{a}.{b}.{d}"
 const std::vector<Shape> kK8K16 = {{16, 8, 8}, {16, 8, 16}}, kK8 = {{16, 8, 8}}, kK16 = {{16, 8, 16}},
                          kK32 = {{16, 8, 32}};
 
-std::vector<CatalogRow> make_rows() {
-  const C M = C::measured, P = C::published, X = C::extrapolated;
-  const std::string tc_f16_ev = "[MS]; sm_100 wmma hw-vectors B200 fit", tc_f16_note = "scale-input-d: D = A*B + D*2^-s (mma.hpp option)";
-  const Fp6Rule tc_fp6{X, "FP6 inside f8f6f4 unmeasured: extrapolated from e4m3/e2m1"};
-  const std::string h200_f16 = "[MS];" + kH200 + " with +0 results";
-  // clang-format off
+const C M = C::measured, P = C::published, X = C::extrapolated;
+const std::string kTcF16Ev = "[MS]; sm_100 wmma hw-vectors B200 fit",
+                  kTcF16Note = "scale-input-d: D = A*B + D*2^-s (mma.hpp option)";
+const Fp6Rule kTcFp6{X, "FP6 inside f8f6f4 unmeasured: extrapolated from e4m3/e2m1"};
+const std::string kH200F16 = "[MS];" + kH200 + " with +0 results";
+
+// The table, in sections (each a function of rows; catalog order is the order below).
+// clang-format off
+// mma.sync / wmma floats (the mma.sync k8 of sm_90 onwards has K below L)
+std::vector<CatalogRow> float_rows() {
   return {
-  // ---- mma.sync / wmma floats (the mma.sync k8 of sm_90 onwards has K below L) ----
   {"sm_70", "mma.sync f16", kMma, same({F::f16}), {{A::f32, kF32Sm70, kEv70, M, kNote70}}, {{8, 8, 4}}},
   {"sm_70", "wmma f16", kWmmaF16, same({F::f16}), {{A::f32, kF32Sm70, kEv70, M, kNote70}}, kWmma16},
   {"sm_70", "mma.sync f16", kMma, same({F::f16}), {{A::f16, kF16Sm70, kEv70, M, kNote70}}, {{8, 8, 4}}},
@@ -233,8 +236,12 @@ std::vector<CatalogRow> make_rows() {
   {"sm_120", "mma.sync tf32", kMma, same({F::tf32}), {{A::f32, kTf32Sm100, kEv120, P, kTf32Note}}, {{16, 8, 4}, {16, 8, 8}}},
   {"sm_120", "wmma bf16", kWmma, same({F::bf16}), {{A::f32, kF32Sm100, kEv120, P, ""}}, kWmma16},
   {"sm_120", "wmma tf32", kWmma, same({F::tf32}), {{A::f32, kTf32Sm100, kEv120, P, ""}}, {{16, 16, 8}}},
+  };
+}
 
-  // ---- mma.sync / wmma integers (wrap, then .satfinite) ----
+// mma.sync / wmma integers (wrap, then .satfinite)
+std::vector<CatalogRow> integer_rows() {
+  return {
   {"sm_80", "mma.sync s8/u8", kMmaInt, pairs(kI8, kI8), {{A::s32, integer(false), kEvInt, P, ""}}, {{16, 8, 16}, {16, 8, 32}}},
   {"sm_80", "mma.sync s4/u4", kMmaInt, pairs(kI4, kI4), {{A::s32, integer(false), kEvInt, P, ""}}, {{16, 8, 32}, {16, 8, 64}}},
   {"sm_80", "wmma s8/u8", kWmmaInt, same(kI8), {{A::s32, integer(false), kEvInt, P, ""}}, {{16, 16, 16}}},
@@ -261,8 +268,12 @@ std::vector<CatalogRow> make_rows() {
   {"sm_120", "wmma s8/u8", kWmmaInt, same(kI8), {{A::s32, integer(false), kEvInt, P, ""}}, {{16, 16, 16}}},
   {"sm_120", "mma.sync s8/u8", kMmaInt, pairs(kI8, kI8), {{A::s32, integer(true), kEvInt, P, ""}}, {{16, 8, 16}, {16, 8, 32}}},
   {"sm_120", "wmma s8/u8", kWmmaInt, same(kI8), {{A::s32, integer(true), kEvInt, P, ""}}, {{16, 16, 16}}},
+  };
+}
 
-  // ---- mma.sync e4m3/e5m2, k32 then k16 (sm_90: measured where the H200 recorded it) ----
+// mma.sync e4m3/e5m2, k32 then k16 (sm_90: measured where the H200 recorded it)
+std::vector<CatalogRow> fp8_rows() {
+  return {
   {"sm_89", "mma.sync e4m3/e5m2", kMma, pairs(kFp8, kFp8),
    {{A::f32, fdpa(16, 13, -132, OR::rz_e8m13), kEvFp8Sm89, M, kNoteFp8Sm89}, {A::f16, fdpa(16, 13, -21, OR::rne_f16), kEvFp8Sm89, M, kNoteFp8Sm89}}, kK32},
   {"sm_89", "mma.sync e4m3/e5m2", kMma, pairs(kFp8, kFp8),
@@ -285,8 +296,12 @@ std::vector<CatalogRow> make_rows() {
    {{A::f32, fdpa(32, 25, -133, OR::rz_f32), kEvFp8Sm120, X, kNoteFp8Sm120}, {A::f16, fdpa(32, 25, -22, OR::rne_f16), kEvFp8Sm120, X, kNoteFp8Sm120}}, kK32},
   {"sm_120", "mma.sync e4m3/e5m2", kMma, pairs(kFp8, kFp8),
    {{A::f32, fdpa(32, 25, -133, OR::rz_f32), kEvFp8Sm120, X, kNoteFp8Sm120}, {A::f16, fdpa(32, 25, -22, OR::rne_f16), kEvFp8Sm120, X, kNoteFp8Sm120}}, kK16},
+  };
+}
 
-  // ---- wgmma (sm_90a), N by N ----
+// wgmma (sm_90a), N by N
+std::vector<CatalogRow> wgmma_rows() {
+  return {
   {"sm_90a", "wgmma f16", kWgmma, same({F::f16}), {{A::f32, pz(fdpa(16, 25, -133, OR::rz_f32)), kEvWgmma16, M, ""}}, wgmma_n(16, false), {}, {}, false, true},
   {"sm_90a", "wgmma f16", kWgmma, same({F::f16}),
    {{A::f16, pz(fdpa(16, 25, -22, OR::rne_f16)), "[MS];" + kH200 + " with e_zero -22 and +0 results", M,
@@ -296,14 +311,14 @@ std::vector<CatalogRow> make_rows() {
   {"sm_90a", "wgmma tf32", kWgmma, same({F::tf32}),
    {{A::f32, pz(fdpa(8, 25, -133, OR::rz_f32)), "[MS] [KM];" + kH200, M, "operands read as bits & 0xFFFFE000 (PTX)"}}, wgmma_n(8, false), {}, {}, false, true},
   {"sm_90a", "wgmma e4m3/e5m2", kWgmma, same({F::e4m3}),
-   {{A::f32, pz(fdpa(32, 13, -133, OR::rz_e8m13)), kEvWgmmaFp8F32, M, ""}, {A::f16, pz(fdpa(32, 13, -133, OR::rne_f16)), h200_f16, M, kNoteWgmmaFp8F16}},
+   {{A::f32, pz(fdpa(32, 13, -133, OR::rz_e8m13)), kEvWgmmaFp8F32, M, ""}, {A::f16, pz(fdpa(32, 13, -133, OR::rne_f16)), kH200F16, M, kNoteWgmmaFp8F16}},
    wgmma_n(32, false), {}, {}, false, true},
   {"sm_90a", "wgmma e4m3/e5m2", kWgmma, {{F::e4m3, F::e5m2}, {F::e5m2, F::e4m3}},
    {{A::f32, pz(fdpa(32, 13, -133, OR::rz_e8m13)), kEvWgmmaFp8F32, M, ""},
     {A::f16, pz(fdpa(32, 13, -133, OR::rne_f16)), "[MS]; the H200 records of the same-type mixes", X, kNoteWgmmaFp8F16}},
    wgmma_n(32, false), {}, {}, false, true},
   {"sm_90a", "wgmma e4m3/e5m2", kWgmma, same({F::e5m2}),
-   {{A::f32, pz(fdpa(32, 13, -133, OR::rz_e8m13)), kEvWgmmaFp8F32, M, ""}, {A::f16, pz(fdpa(32, 13, -133, OR::rne_f16)), h200_f16, M, kNoteWgmmaFp8F16}},
+   {{A::f32, pz(fdpa(32, 13, -133, OR::rz_e8m13)), kEvWgmmaFp8F32, M, ""}, {A::f16, pz(fdpa(32, 13, -133, OR::rne_f16)), kH200F16, M, kNoteWgmmaFp8F16}},
    wgmma_n(32, false), {}, {}, false, true},
   {"sm_90a", "wgmma s8/u8", kWgmma, same({F::s8}), {{A::s32, integer(false), "[PTX]: exact int32 sums;" + kH200, M, ""}}, wgmma_n(32, true), {}, {}, false, true},
   {"sm_90a", "wgmma s8/u8", kWgmma, {{F::s8, F::u8}, {F::u8, F::s8}, {F::u8, F::u8}},
@@ -311,16 +326,20 @@ std::vector<CatalogRow> make_rows() {
   {"sm_90a", "wgmma s8/u8", kWgmma, same({F::s8}), {{A::s32, integer(true), "[PTX]: exact int32 sums;" + kH200, M, ""}}, wgmma_n(32, true), {}, {}, false, true},
   {"sm_90a", "wgmma s8/u8", kWgmma, {{F::s8, F::u8}, {F::u8, F::s8}, {F::u8, F::u8}},
    {{A::s32, integer(true), "[PTX]: exact int32 sums;" + kH200, P, ""}}, wgmma_n(32, true), {}, {}, false, true},
+  };
+}
 
-  // ---- tcgen05 (sm_100a), cta_group::1 then ::2; types are descriptor flags ----
+// tcgen05 (sm_100a), cta_group::1 then ::2; types are descriptor flags
+std::vector<CatalogRow> tcgen05_rows() {
+  return {
   {"sm_100a", "tcgen05 kind::f16", kTc1 + "f16", same({F::f16}),
-   {{A::f32, fdpa(16, 25, -133, OR::rz_f32), tc_f16_ev, P, tc_f16_note}, {A::f16, fdpa(16, 25, -133, OR::rne_f16), "[MS]", P, "f16-output e_zero -133 [MS]; sm_100 wmma fits -22"}},
+   {{A::f32, fdpa(16, 25, -133, OR::rz_f32), kTcF16Ev, P, kTcF16Note}, {A::f16, fdpa(16, 25, -133, OR::rne_f16), "[MS]", P, "f16-output e_zero -133 [MS]; sm_100 wmma fits -22"}},
    {{128, 256, 16}}, {}, {}, true},
-  {"sm_100a", "tcgen05 kind::f16", kTc1 + "f16", same({F::bf16}), {{A::f32, fdpa(16, 25, -133, OR::rz_f32), tc_f16_ev, P, tc_f16_note}}, {{128, 256, 16}}, {}, {}, true},
+  {"sm_100a", "tcgen05 kind::f16", kTc1 + "f16", same({F::bf16}), {{A::f32, fdpa(16, 25, -133, OR::rz_f32), kTcF16Ev, P, kTcF16Note}}, {{128, 256, 16}}, {}, {}, true},
   {"sm_100a", "tcgen05 kind::tf32", kTc1 + "tf32", same({F::tf32}), {{A::f32, fdpa(8, 25, -133, OR::rz_f32), "[MS] [KM]", P, ""}}, {{128, 256, 8}}, {}, {}, true},
   {"sm_100a", "tcgen05 kind::f8f6f4", kTc1 + "f8f6f4", pairs(kF8F6F4, kF8F6F4),
    {{A::f32, fdpa(32, 25, -133, OR::rz_f32), "[MS] (e4m3, e5m2, e2m1)", P, ""}, {A::f16, fdpa(32, 25, -133, OR::rne_f16), "[MS] (e4m3, e5m2, e2m1)", P, ""}},
-   {{128, 256, 32}}, tc_fp6, {}, true},
+   {{128, 256, 32}}, kTcFp6, {}, true},
   {"sm_100a", "tcgen05 kind::i8", kTc1 + "i8", pairs(kI8, kI8), {{A::s32, integer(false), "[PTX]: exact int32 sums", P, ""}}, {{128, 256, 32}}, {}, {}, true},
   {"sm_100a", "tcgen05 kind::mxf8f6f4", kTc1 + "mxf8f6f4.block_scale.scale_vec::1X", pairs(kF8F6F4, kF8F6F4),
    {{A::f32, st_fdpa(), kEvStFdpa, P, ""}}, {{128, 256, 32}}, kFp6Elements, RowScale{F::ue8m0, 32, 1}, true},
@@ -334,13 +353,13 @@ std::vector<CatalogRow> make_rows() {
    {{A::f32, gst_fdpa(), kEvGstFdpa, P, kNoteGst + "; ue4m3 sign bit ignored"}}, {{128, 256, 64}}, {}, RowScale{F::ue4m3, 16, 4}, true},
 
   {"sm_100a", "tcgen05 kind::f16", kTc2 + "f16", same({F::f16}),
-   {{A::f32, fdpa(16, 25, -133, OR::rz_f32), tc_f16_ev, P, tc_f16_note}, {A::f16, fdpa(16, 25, -133, OR::rne_f16), "[MS]", P, "f16-output e_zero -133 [MS]; sm_100 wmma fits -22"}},
+   {{A::f32, fdpa(16, 25, -133, OR::rz_f32), kTcF16Ev, P, kTcF16Note}, {A::f16, fdpa(16, 25, -133, OR::rne_f16), "[MS]", P, "f16-output e_zero -133 [MS]; sm_100 wmma fits -22"}},
    {{256, 256, 16}}, {}, {}, true},
-  {"sm_100a", "tcgen05 kind::f16", kTc2 + "f16", same({F::bf16}), {{A::f32, fdpa(16, 25, -133, OR::rz_f32), tc_f16_ev, P, tc_f16_note}}, {{256, 256, 16}}, {}, {}, true},
+  {"sm_100a", "tcgen05 kind::f16", kTc2 + "f16", same({F::bf16}), {{A::f32, fdpa(16, 25, -133, OR::rz_f32), kTcF16Ev, P, kTcF16Note}}, {{256, 256, 16}}, {}, {}, true},
   {"sm_100a", "tcgen05 kind::tf32", kTc2 + "tf32", same({F::tf32}), {{A::f32, fdpa(8, 25, -133, OR::rz_f32), "[MS] [KM]", P, ""}}, {{256, 256, 8}}, {}, {}, true},
   {"sm_100a", "tcgen05 kind::f8f6f4", kTc2 + "f8f6f4", pairs(kF8F6F4, kF8F6F4),
    {{A::f32, fdpa(32, 25, -133, OR::rz_f32), "[MS] (e4m3, e5m2, e2m1)", P, ""}, {A::f16, fdpa(32, 25, -133, OR::rne_f16), "[MS] (e4m3, e5m2, e2m1)", P, ""}},
-   {{256, 256, 32}}, tc_fp6, {}, true},
+   {{256, 256, 32}}, kTcFp6, {}, true},
   {"sm_100a", "tcgen05 kind::i8", kTc2 + "i8", pairs(kI8, kI8), {{A::s32, integer(false), "[PTX]: exact int32 sums", P, ""}}, {{256, 256, 32}}, {}, {}, true},
   {"sm_100a", "tcgen05 kind::mxf8f6f4", kTc2 + "mxf8f6f4.block_scale.scale_vec::1X", pairs(kF8F6F4, kF8F6F4),
    {{A::f32, st_fdpa(), kEvStFdpa, P, ""}}, {{256, 256, 32}}, kFp6Elements, RowScale{F::ue8m0, 32, 1}, true},
@@ -352,9 +371,13 @@ std::vector<CatalogRow> make_rows() {
    {{A::f32, gst_fdpa(), kEvGstFdpa, P, kNoteGst}}, {{256, 256, 64}}, {}, RowScale{F::ue8m0, 16, 4}, true},
   {"sm_100a", "tcgen05 kind::mxf4nvf4", kTc2 + "mxf4nvf4.block_scale.scale_vec::4X", same({F::e2m1}),
    {{A::f32, gst_fdpa(), kEvGstFdpa, P, kNoteGst + "; ue4m3 sign bit ignored"}}, {{256, 256, 64}}, {}, RowScale{F::ue4m3, 16, 4}, true},
+  };
+}
 
-  // ---- mma.sync kind:: (sm_120a). scale_vec::4X takes ue4m3 only: ptxas (CUDA 13.0) rejects
-  // ".scale_vec::4X" with ".ue8m0" for sm_120a (found by tools/gpu compiling every spelling) ----
+// mma.sync kind:: (sm_120a). scale_vec::4X takes ue4m3 only: ptxas (CUDA 13.0) rejects
+// ".scale_vec::4X" with ".ue8m0" for sm_120a (found by tools/gpu compiling every spelling)
+std::vector<CatalogRow> sm120_rows() {
+  return {
   {"sm_120a", "mma.sync kind::f8f6f4", kMmaKind + "f8f6f4.{d}.{a}.{b}.{d}", pairs(kF8F6F4, kF8F6F4),
    {{A::f32, fdpa(32, 25, -133, OR::rz_f32), "[MS]", P, ""}, {A::f16, fdpa(32, 25, -22, OR::rne_f16), "[MS]", P, "f16-output e_zero -22 [MS]"}},
    kK32, kFp6Elements},
@@ -367,7 +390,15 @@ std::vector<CatalogRow> make_rows() {
   {"sm_120a", "mma.sync kind::mxf4nvf4", kMmaKind + "mxf4nvf4.block_scale.scale_vec::4X.{d}.{a}.{b}.{d}.{s}", same({F::e2m1}),
    {{A::f32, gst_fdpa(), kEvGstFdpa, P, kNoteGst + "; ue4m3 sign bit ignored"}}, {{16, 8, 64}}, {}, RowScale{F::ue4m3, 16, 4}},
   };
-  // clang-format on
+}
+
+// clang-format on
+
+std::vector<CatalogRow> make_rows() {
+  std::vector<CatalogRow> rows;
+  for (auto section : {float_rows, integer_rows, fp8_rows, wgmma_rows, tcgen05_rows, sm120_rows})
+    for (CatalogRow& r : section()) rows.push_back(std::move(r));
+  return rows;
 }
 
 }  // namespace

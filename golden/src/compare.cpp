@@ -155,7 +155,6 @@ void layout_findings(const Case& c, const Array& act, CompareReport& r) {
 
 std::string short_value(const ElemType& t, uint64_t code) {
   char buf[64];
-  if (t.name == "s32") return std::to_string(static_cast<int32_t>(static_cast<uint32_t>(code)));
   if (!t.fmt) {
     std::snprintf(buf, sizeof buf, "0x%0*llx", t.hex_digits, static_cast<unsigned long long>(code));
     return buf;
@@ -173,10 +172,6 @@ std::string short_value(const ElemType& t, uint64_t code) {
 }
 
 std::optional<uint64_t> ulp_distance(const ElemType& t, uint64_t a, uint64_t b) {
-  if (t.name == "s32") {
-    const int64_t x = static_cast<int32_t>(static_cast<uint32_t>(a)), y = static_cast<int32_t>(static_cast<uint32_t>(b));
-    return static_cast<uint64_t>(x > y ? x - y : y - x);
-  }
   if (!t.fmt) return std::nullopt;
   const Fmt f = *t.fmt;
   const FormatInfo& fi = info(f);

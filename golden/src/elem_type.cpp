@@ -16,8 +16,6 @@ ElemType elem_type(Fmt f) {
   return t;
 }
 
-ElemType s32_type() { return ElemType{"s32", std::nullopt, 32, 4, 8}; }
-
 ElemType bits_type(int bits) {
   std::string name = "b";
   name += std::to_string(bits);
@@ -25,13 +23,13 @@ ElemType bits_type(int bits) {
 }
 
 std::optional<ElemType> parse_elem_type(std::string_view name) {
-  if (name == "s32") return s32_type();
   if (name == "b8") return bits_type(8);
   if (name == "b16") return bits_type(16);
   if (name == "b32") return bits_type(32);
   if (name == "b64") return bits_type(64);
-  // Only the canonical names: a file names its types exactly.
-  for (const FormatInfo& fi : kFormats)
+  // Only the canonical names: a file names its types exactly. Every format, the s32
+  // accumulator included.
+  for (const FormatInfo& fi : kAllFormats)
     if (fi.name == name) return elem_type(fi.id);
   return std::nullopt;
 }
@@ -46,7 +44,7 @@ std::string npy_descr(const ElemType& t) {
   if (t.fmt == Fmt::f16) return "<f2";
   if (t.fmt == Fmt::f64) return "<f8";
   if (t.fmt == Fmt::s8) return "|i1";
-  if (t.name == "s32") return "<i4";
+  if (t.fmt == Fmt::s32) return "<i4";
   switch (t.bytes) {
     case 1: return "|u1";
     case 2: return "<u2";

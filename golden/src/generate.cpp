@@ -41,12 +41,12 @@ constexpr std::array<Dist, 6> kDists = {Dist::bits, Dist::normal, Dist::wide, Di
 constexpr std::array<ScaleDist, 7> kScaleDists = {ScaleDist::unit, ScaleDist::random, ScaleDist::min, ScaleDist::max,
                                                   ScaleDist::zero_blocks, ScaleDist::nan, ScaleDist::mixed};
 
-// The element kinds a draw knows: a format of format.hpp, or the s32 accumulator.
+// The element kind of a draw: a format of format.hpp (the s32 accumulator included).
 struct Kind {
-  std::optional<Fmt> fmt;  // nullopt: s32
-  int width() const { return fmt ? info(*fmt).width : 32; }
-  bool is_int() const { return !fmt || info(*fmt).is_int; }
-  bool is_signed() const { return !fmt || info(*fmt).is_signed; }
+  Fmt fmt;
+  int width() const { return info(fmt).width; }
+  bool is_int() const { return info(fmt).is_int; }
+  bool is_signed() const { return info(fmt).is_signed; }
   uint64_t mask() const { return width() >= 64 ? ~uint64_t{0} : (uint64_t{1} << width()) - 1; }
 };
 
@@ -182,7 +182,7 @@ Dist pick(Dist d, Rng& r) { return d == Dist::mixed ? kDists[r.below(kDists.size
 uint64_t draw(const Kind& k, Dist d, double scale, Rng& r) {
   d = pick(d, r);
   if (k.is_int()) return draw_int(k, d, scale, r);
-  return draw_float(*k.fmt, d, scale, r);
+  return draw_float(k.fmt, d, scale, r);
 }
 
 uint64_t scale_code(Fmt s, ScaleDist d, Rng& r) {
@@ -285,7 +285,7 @@ MmaSpec mma_spec(const MmaGenRequest& q, const InstrEntry& e) {
 // A, B and C drawn from their distributions, then the planted cancellations.
 void draw_operands(const MmaGenRequest& q, const InstrEntry& e, size_t M, size_t N, size_t K, std::vector<uint64_t>& A,
                    std::vector<uint64_t>& B, std::vector<uint64_t>& C) {
-  const Kind acc{e.dtype == AccType::s32 ? std::nullopt : acc_format(e.dtype)};
+  const Kind acc{acc_format(e.dtype)};
   // Dist::mixed picks one distribution per row of A and per column of B (from streams of
   // their own, so the pure distributions draw exactly as before).
   {
@@ -390,7 +390,7 @@ Case generate_mma(const MmaGenRequest& q) {
     gen["scales"] = std::string(to_string(q.scales));
     scale_part = std::string("-") + std::string(to_string(q.scales));
   }
-  const ElemType acc_t = e.dtype == AccType::s32 ? s32_type() : elem_type(*acc_format(e.dtype));
+  const ElemType acc_t = elem_type(acc_format(e.dtype));
   c.operands["A"] = make_array(elem_type(e.atype), M, K, A, q.a_col);
   c.operands["B"] = make_array(elem_type(e.btype), K, N, B, q.b_col);
   if (m.options.scale_d) c.operands["C"] = make_array(acc_t, M, N, C, q.c_col);

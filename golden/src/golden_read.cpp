@@ -253,7 +253,7 @@ void read_mma(Case& c, const json& j, const std::string& w, const std::string& d
   if (!ops.is_object()) fail(wo, "must be an object");
   only_keys(ops, wo, {"A", "B", "C", "scale_A", "scale_B"});
   const size_t M = static_cast<size_t>(m.M), N = static_cast<size_t>(m.N), K = static_cast<size_t>(m.K);
-  const ElemType acc = e.dtype == AccType::s32 ? s32_type() : elem_type(*acc_format(e.dtype));
+  const ElemType acc = elem_type(acc_format(e.dtype));
   auto mat = [&](const std::string& name, const ElemType& t, size_t r, size_t cc, const std::string& what) {
     Array a = read_array(need(ops, name, wo), wo + "." + name, dir);
     check_matrix(a, wo + "." + name, t, r, cc, what);

@@ -159,7 +159,7 @@ void mma_models(const Case& c, std::vector<AltModel>& out) {
   sh->K = static_cast<size_t>(c.mma.K);
   sh->nb = e.scale_type ? sh->K / static_cast<size_t>(e.scale_block) : 0;
   sh->has_c = c.operands.count("C") != 0;
-  sh->out = e.dtype == AccType::s32 ? Fmt::f32 : *acc_format(e.dtype);
+  sh->out = e.dtype == AccType::s32 ? Fmt::f32 : acc_format(e.dtype);
   const MmaOptions opt = c.mma.options;
   out.push_back({"the case's model: " + e.arch + " " + e.family, describe(e.params) + " (catalog, " +
                      std::string(to_string(e.confidence)) + ")",

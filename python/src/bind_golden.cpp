@@ -40,7 +40,7 @@ py::array logical_array(const Array& a) {
                                                : std::vector<py::ssize_t>{static_cast<py::ssize_t>(a.rows),
                                                                           static_cast<py::ssize_t>(a.cols)};
   py::array out = narrow(a.logical(), a.type.bytes, shape);
-  if (a.type.name == "s32") return out.attr("view")("int32").cast<py::array>();
+  if (a.type.fmt == Fmt::s32) return out.attr("view")("int32").cast<py::array>();
   return out;
 }
 

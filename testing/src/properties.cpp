@@ -246,13 +246,13 @@ PropertyResult dot_agrees_with(std::string_view arch, std::string_view ptx, cons
   const InstrLookup look = find_instruction(arch, ptx, d.atype, d.btype, d.dtype, d.stype);
   if (!look.entry) throw std::invalid_argument("tcemu::testing::dot_agrees_with: " + look.error);
   const InstrEntry& e = *look.entry;
-  const auto acc = acc_format(e.dtype);
-  if (!acc) throw std::invalid_argument("tcemu::testing::dot_agrees_with: integer accumulators are not supported; compare int32 outputs with BitExact");
+  if (e.dtype == AccType::s32) throw std::invalid_argument("tcemu::testing::dot_agrees_with: integer accumulators are not supported; compare int32 outputs with BitExact");
+  const Fmt acc = acc_format(e.dtype);
   const int k = d.k ? d.k : e.K;
   if (k % e.K != 0) throw std::invalid_argument("tcemu::testing::dot_agrees_with: k must be a multiple of the instruction's K");
   const auto ga = gen::vector(e.atype, static_cast<size_t>(k), d.spread);
   const auto gb = gen::vector(e.btype, static_cast<size_t>(k), d.spread);
-  const auto gc = rc::gen::weightedOneOf<Code>({{3, gen::spread(*acc, d.spread)}, {1, gen::special(*acc)}});
+  const auto gc = rc::gen::weightedOneOf<Code>({{3, gen::spread(acc, d.spread)}, {1, gen::special(acc)}});
   std::optional<rc::Gen<Codes>> gs;
   if (e.scale_type) {
     gs = gen::vector(*e.scale_type, static_cast<size_t>(k / e.scale_block), gen::Spread{-4, 4, 0, 2});
@@ -273,16 +273,16 @@ PropertyResult dot_agrees_with(std::string_view arch, std::string_view ptx, cons
     const MmaResult want = mma_dot(e, in.a.bits, in.b.bits, in.c.bits, in.sa.bits, in.sb.bits, d.mma);
     if (want.D.empty()) throw std::runtime_error("tcemu::mma_dot: " + want.error);
     const uint64_t got = fn(in);
-    if (codes_match(*acc, want.D[0], got, o.nan_aware)) return std::nullopt;
+    if (codes_match(acc, want.D[0], got, o.nan_aware)) return std::nullopt;
     Counterexample ce;
-    ce.inputs = {{"a", in.a}, {"b", in.b}, {"c", one(*acc, in.c.bits)}};
+    ce.inputs = {{"a", in.a}, {"b", in.b}, {"c", one(acc, in.c.bits)}};
     if (gs) {
       ce.inputs.push_back({"scale_a", in.sa});
       ce.inputs.push_back({"scale_b", in.sb});
     }
-    ce.expected = Code{*acc, want.D[0]};
-    ce.actual = Code{*acc, got};
-    if (is_valid_code(*acc, got)) ce.ulps = ulp_distance(*acc, want.D[0], got);
+    ce.expected = Code{acc, want.D[0]};
+    ce.actual = Code{acc, got};
+    if (is_valid_code(acc, got)) ce.ulps = ulp_distance(acc, want.D[0], got);
     ce.why = "the dot product differs from " + e.ptx + " (" + e.arch + ")";
     return ce;
   }, o);

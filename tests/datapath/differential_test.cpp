@@ -99,8 +99,7 @@ inline Sample random_sample(const InstrEntry& e, Dist d, Rng& r) {
         s.a[i + 1] = s.a[i] ^ info(e.atype).sign_mask();
         s.b[i + 1] = s.b[i];
       }
-  const std::optional<Fmt> acc = acc_format(e.dtype);
-  s.c = acc ? random_code(*acc, d, r) : random_code(Fmt::s8, d, r) * 0x01010101u;  // s32: any 32-bit pattern
+  s.c = e.dtype != AccType::s32 ? random_code(acc_format(e.dtype), d, r) : random_code(Fmt::s8, d, r) * 0x01010101u;  // s32: any 32-bit pattern
   if (e.dtype == AccType::s32 && d == Dist::extreme) s.c = (r() % 2) ? 0x7FFFFF00u : 0x80000100u;
   if (scaled) {
     const size_t nb = n / static_cast<size_t>(e.scale_block);

@@ -74,7 +74,7 @@ Case make_case(const InstrEntry& e, int M, int N, int instrs, Dist d, Rng& r) {
   const size_t m = static_cast<size_t>(M), n = static_cast<size_t>(N), k = static_cast<size_t>(c.K);
   for (size_t i = 0; i < m * k; ++i) c.A.push_back(test::random_code(e.atype, d, r));
   for (size_t i = 0; i < k * n; ++i) c.B.push_back(test::random_code(e.btype, d, r));
-  const Fmt acc = *acc_format(e.dtype);
+  const Fmt acc = acc_format(e.dtype);
   for (size_t i = 0; i < m * n; ++i) c.C.push_back(random_acc(acc, r));
   // Runs of 16 zeros (both signs) in some rows of A and columns of B: all-zero GST groups,
   // zero products beside small ones.
@@ -206,7 +206,7 @@ void check_every_family(uint64_t seed) {
         // The second problem with C = +0 or -0: then the products alone set the alignment,
         // and e_zero (zero products, missing terms) can be the largest exponent.
         if (rep == 1)
-          for (uint64_t& c : cs.C) c = (r() & 1) ? info(*acc_format(e->dtype)).sign_mask() : 0;
+          for (uint64_t& c : cs.C) c = (r() & 1) ? info(acc_format(e->dtype)).sign_mask() : 0;
         bad += check_case(cs, random_options(*e, r), reported);
         ++cases;
       }

@@ -46,8 +46,9 @@ Problem random_problem(const InstrEntry& e, int M, int N, int instrs, Rng& r) {
   const Dist d = test::kDists[r() % std::size(test::kDists)];
   for (size_t i = 0; i < m * k; ++i) p.A.push_back(test::random_code(e.atype, d, r));
   for (size_t i = 0; i < k * n; ++i) p.B.push_back(test::random_code(e.btype, d, r));
-  const std::optional<Fmt> acc = acc_format(e.dtype);
-  for (size_t i = 0; i < m * n; ++i) p.C.push_back(acc ? test::random_code(*acc, Dist::normal, r) : (r() & 0xFFFFFFFFu));
+  const bool int_acc = e.dtype == AccType::s32;
+  for (size_t i = 0; i < m * n; ++i)
+    p.C.push_back(!int_acc ? test::random_code(acc_format(e.dtype), Dist::normal, r) : (r() & 0xFFFFFFFFu));
   if (e.scale_type) {
     const size_t nb = k / static_cast<size_t>(e.scale_block);
     for (size_t i = 0; i < m * nb; ++i) p.sa.push_back(test::random_scale(*e.scale_type, d, r));

@@ -65,7 +65,7 @@ TEST(MmaTf32LowBits, IgnoredOnFastPathAndGenericLoop) {
         for (int i = 0; i < K * N; ++i) B.push_back(test::random_code(Fmt::tf32, d, r) & kKeep);
         // +Inf in A: with low bits set the container reads as an f32 NaN, tf32 as Inf.
         A[static_cast<size_t>(K)] = 0x7F800000u;
-        const Fmt acc = *acc_format(e->dtype);
+        const Fmt acc = acc_format(e->dtype);
         for (int i = 0; i < M * N; ++i) C.push_back(test::random_code(acc, Dist::normal, r));
         std::vector<uint64_t> dA = A, dB = B;
         for (uint64_t& c : dA) c |= 1 + r() % 0x1FFF;

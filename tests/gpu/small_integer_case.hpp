@@ -19,7 +19,7 @@ inline tcemu::golden::Case small_integer_case(const tcemu::InstrEntry& e, const 
                                               int tile_m, int tile_n) {
   namespace tg = tcemu::golden;
   const bool integer = e.params.kind == tcemu::DatapathKind::integer;
-  const tg::ElemType acc = integer ? tg::s32_type() : tg::elem_type(*tcemu::acc_format(e.dtype));
+  const tg::ElemType acc = tg::elem_type(tcemu::acc_format(e.dtype));
   tg::Case c;
   c.name = "small-integers";
   c.op = tg::OpKind::mma;
@@ -35,7 +35,7 @@ inline tcemu::golden::Case small_integer_case(const tcemu::InstrEntry& e, const 
   for (int i = 0; i < M * K; ++i) A[i] = code(e.atype, (i * 5 + i / K) % 7 - 3);
   for (int i = 0; i < K * N; ++i) B[i] = code(e.btype, (i * 3 + 1 + i / N) % 5 - 2);
   for (int i = 0; i < M * N; ++i)
-    C[i] = integer ? static_cast<uint64_t>(i % 17 - 8) & 0xffffffffu : code(*tcemu::acc_format(e.dtype), i % 17 - 8);
+    C[i] = integer ? static_cast<uint64_t>(i % 17 - 8) & 0xffffffffu : code(tcemu::acc_format(e.dtype), i % 17 - 8);
   c.operands["A"] = tg::make_array(tg::elem_type(e.atype), M, K, A);
   c.operands["B"] = tg::make_array(tg::elem_type(e.btype), K, N, B);
   c.operands["C"] = tg::make_array(acc, M, N, C);

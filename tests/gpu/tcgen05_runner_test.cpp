@@ -268,7 +268,7 @@ TEST(Tcgen05Runner, ProbeQueriesThroughTheStandIn) {
         qs[q].b.push_back(code(e->btype, static_cast<int>((q + k * 5) % 5) - 2));
       }
       const int cv = static_cast<int>(q % 9) - 4;
-      qs[q].c = integer ? static_cast<uint64_t>(cv) & 0xffffffffu : code(*tcemu::acc_format(e->dtype), cv);
+      qs[q].c = integer ? static_cast<uint64_t>(cv) & 0xffffffffu : code(tcemu::acc_format(e->dtype), cv);
       if (e->scale_type)
         for (int j = 0; j < e->K / e->scale_block; ++j) {
           qs[q].sa.push_back(*tcemu::encode_exact(*e->scale_type, false, 1, static_cast<int>(q + j) % 3));

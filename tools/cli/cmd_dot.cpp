@@ -62,13 +62,6 @@ uint64_t scale_code(Fmt f, std::string_view tok, const std::string& where) {
   return *v;
 }
 
-std::string hex32(uint64_t v) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s(8, '0');
-  for (size_t i = 8; i-- > 0; v >>= 4) s[i] = kDigits[v & 15];
-  return s;
-}
-
 std::optional<Fmt> opt_format(const std::string& s, const char* flag) {
   if (s.empty()) return std::nullopt;
   auto f = parse_format(s);
@@ -92,7 +85,7 @@ int run_dot(const DotArgs& a) {
                                          opt_format(a.stype, "--stype"));
   if (!l.entry) throw InputError(lookup_error_with_suggestions(l, a.arch, a.ptx));
   const InstrEntry& e = *l.entry;
-  const std::optional<Fmt> acc = acc_format(e.dtype);
+  const Fmt acc = acc_format(e.dtype);
   const bool scaled = e.scale_type.has_value();
   const size_t K = static_cast<size_t>(e.K);
   MmaOptions opt;
@@ -122,8 +115,8 @@ int run_dot(const DotArgs& a) {
     const auto cw = words(parts[2]);
     if (cw.size() != 1) throw InputError(where + ": expected one c code, found " + std::to_string(cw.size()));
     uint64_t c;
-    if (acc) {
-      c = operand(*acc, cw[0], as_f32, where, true);
+    if (e.dtype != AccType::s32) {
+      c = operand(acc, cw[0], as_f32, where, true);
     } else {
       auto v = parse_hex(cw[0]);
       if (!v || *v > 0xFFFFFFFFu) throw InputError(where + ": c '" + shown(cw[0]) + "' is not a 32-bit hex s32 code");
@@ -140,7 +133,7 @@ int run_dot(const DotArgs& a) {
     }
     const MmaResult r = mma_dot(e, A, B, c, sa, sb, opt);
     if (!r.error.empty()) throw InputError(where + ": " + r.error);
-    std::cout << (acc ? to_hex(*acc, r.D[0]) : hex32(r.D[0])) << "\n";
+    std::cout << to_hex(acc, r.D[0]) << "\n";
   }
   return 0;
 }

@@ -85,7 +85,7 @@ Matrix read_codes(const std::string& path, const std::string& what, const ElemTy
     throw InputError(path + ": " + what + " holds " + t.name + " codes, " + std::to_string(t.bytes) +
                      "-byte items (e.g. " + golden::npy_descr(t) + "), but its dtype '" + a.descr + "' has " +
                      std::to_string(a.item_size()) + "-byte items" +
-                     (t.fmt && a.descr[1] == 'f' ? " (values? then give --from-values)" : ""));
+                     (t.fmt && *t.fmt != Fmt::s32 && a.descr[1] == 'f' ? " (values? then give --from-values)" : ""));
   std::vector<uint64_t> s(a.count());
   for (size_t i = 0; i < s.size(); ++i) {
     s[i] = a.bits(i);
@@ -217,7 +217,7 @@ int run_mma(const MmaArgs& g) {
                      " x " + std::to_string(N) + ": their K differ");
   if (K % static_cast<size_t>(e.K) != 0)
     throw InputError("K = " + std::to_string(K) + " is not a multiple of the instruction's K = " + std::to_string(e.K));
-  const ElemType acc_t = e.dtype == AccType::s32 ? golden::s32_type() : golden::elem_type(*acc_format(e.dtype));
+  const ElemType acc_t = golden::elem_type(acc_format(e.dtype));
   Matrix C{M, N, {}};
   if (!g.c.empty()) {
     C = read_codes(g.c, "C", acc_t, c_col);

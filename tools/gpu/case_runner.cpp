@@ -304,8 +304,7 @@ std::optional<Array> run_case(const Case& c, std::string& err, const Backend& be
 std::vector<uint64_t> run_diagonal_batches(const tcemu::InstrEntry& e, int M, int N, int K, int per,
                                            const std::vector<DotQuery>& qs, const CaseRun& run) {
   namespace tg = tcemu::golden;
-  const bool integer = e.params.kind == tcemu::DatapathKind::integer;
-  const tg::ElemType acc = integer ? tg::s32_type() : tg::elem_type(*tcemu::acc_format(e.dtype));
+  const tg::ElemType acc = tg::elem_type(tcemu::acc_format(e.dtype));
   const int nb = e.scale_type ? K / e.scale_block : 0;
   std::vector<uint64_t> out;
   for (size_t q0 = 0; q0 < qs.size(); q0 += per) {

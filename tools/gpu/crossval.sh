@@ -104,7 +104,7 @@ if [ "$DRY" = 1 ]; then
   "$BUILD/tcemu-gpu" probe --emulator "$ARCH" --json "$OUT/probes_emulator.json" > "$OUT/probes_emulator.txt"
   rc=$?
   tail -1 "$OUT/probes_emulator.txt"
-  stamp "4. cvt_check: $("$BUILD/tcemu-gpu" list | awk -F'\t' '$2 ~ /^cvt\./' | grep -c "$ARCH") of $(grep -c '^  X(' tools/gpu/cvt_variants.cuh) cvt variants exist on $ARCH, budget $CVT_BUDGET s (needs the GPU; not run)"
+  stamp "4. cvt_check: $("$BUILD/tcemu-gpu" list | awk -F'\t' '$2 ~ /^cvt\./' | grep -c "$ARCH") of $(grep -c '^  X(' tools/gpu/gen/cvt_variants.inc) cvt variants exist on $ARCH, budget $CVT_BUDGET s (needs the GPU; not run)"
   stamp "dry run done (plan in $OUT)"
   rm -rf "$BUILD"
   exit $rc

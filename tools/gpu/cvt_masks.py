@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the target masks of tools/gpu/cvt_variants.cuh against ptxas (no GPU needed).
+"""Checks the target masks of tools/gpu/gen/cvt_variants.inc against ptxas (no GPU needed).
 
 For every variant, and for every spelling of golden/sets/ptx_cvt.json that has none, assembles
 a small kernel holding the instruction with `ptxas -arch=sm_90a`, `sm_100a` and `sm_120a`
@@ -97,11 +97,11 @@ def main():
     ap.add_argument("--ptxas", default=os.environ.get("PTXAS", "/usr/local/cuda/bin/ptxas"))
     ap.add_argument("-v", action="store_true", help="print every variant and ptxas's first error line per target")
     a = ap.parse_args()
-    if not os.path.exists("tools/gpu/cvt_variants.cuh"):
+    if not os.path.exists("tools/gpu/gen/cvt_variants.inc"):
         sys.exit("cvt_masks.py: run it from the repository root")
-    rows = re.findall(r'X\((\d+), (\w+), (\d+), "([^"]+)"\)', open("tools/gpu/cvt_variants.cuh").read())
+    rows = re.findall(r'X\((\d+), (\w+), (\d+), "([^"]+)"\)', open("tools/gpu/gen/cvt_variants.inc").read())
     if not rows:
-        sys.exit("cvt_masks.py: no variants found in tools/gpu/cvt_variants.cuh")
+        sys.exit("cvt_masks.py: no variants found in tools/gpu/gen/cvt_variants.inc")
     catalog = []
     for c in json.load(open("golden/sets/ptx_cvt.json"))["cases"]:
         if c["instruction"]["ptx"] not in catalog:

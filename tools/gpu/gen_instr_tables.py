@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Generates the instruction tables of tcemu-gpu from the catalog.
 
-    tcemu instr list | python3 tools/gpu/gen_instr_tables.py tools/gpu/gen
+    tcemu cvt --list > cvt.txt
+    tcemu instr list | python3 tools/gpu/gen_instr_tables.py tools/gpu/gen --cvt-list cvt.txt
 
 writes gen/mma_instrs.inc (one X-macro row per instruction: data only, read by host and device
 code), gen/mma_kernels.cuh (one inline-assembly body per mma.sync and wmma instruction, each
 compiled only for the architectures where it exists) and gen/wgmma_part<i>.cu (the wgmma
 kernels, sm_90a only, split into WGMMA_PARTS translation units that build in parallel; each
 instruction in four imm-scale-a/b variants where the type has them) with gen/wgmma_parts.inc
-(the launcher lookup). Rerun it when the catalog gains mma.sync, wmma or wgmma entries; the
-output is committed so that a build needs neither Python nor a built `tcemu`; the test
+(the launcher lookup); with --cvt-list, also gen/cvt_variants.inc, the device cvt variants
+from the PTX cvt catalog (gen_cvt_variants.py). Rerun it when the catalog gains mma.sync, wmma
+or wgmma entries or the PTX cvt catalog changes; the output is committed so that a build needs neither Python nor a built `tcemu`; the test
 gpu_gen_tables_check (tests/gpu/gen_tables_check.sh) regenerates it and fails while the
 committed files differ.
 
@@ -20,6 +22,8 @@ wmma.mma descriptions (9.7.13.4-5), the same as nvcc 13.0 emits for <mma.h>'s fr
 """
 import re
 import sys
+
+import gen_cvt_variants
 
 WGMMA_PARTS = 8  # translation units the wgmma kernels are spread over
 
@@ -271,7 +275,16 @@ def write_wgmma_parts(out, hdr, rows):
 
 
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else "tools/gpu/gen"
+    args = sys.argv[1:]
+    cvt_list = None
+    if "--cvt-list" in args:
+        i = args.index("--cvt-list")
+        cvt_list = args[i + 1]
+        del args[i:i + 2]
+    out = args[0] if args else "tools/gpu/gen"
+    if cvt_list:
+        with open(cvt_list) as fh:
+            gen_cvt_variants.write(out + "/cvt_variants.inc", fh)
     mma, wg, wm = parse(sys.stdin)
     rows = [mma_row(p, m) for p, m in sorted(mma.items(), key=lambda kv: (-kv[1], kv[0]))]
     for r in rows:

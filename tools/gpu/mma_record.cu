@@ -41,9 +41,9 @@ namespace {
 // Instructions. Columns: id, asm class, spelling, M, N, K, A, B, C, D formats.
 // mma.sync classes name the register counts of A, B and C/D (F: f32 C/D, I: s32, H: f16x2).
 // wgmma classes: FULL takes imm-scale-a/b and imm-trans-a/b, AB only the scales, INT neither.
-// Element formats of the table (s32, the integer accumulator, is kS32 of mma_tiles.hpp).
+// Element formats of the table (s32: the integer accumulator).
 constexpr Fmt fmt_f16 = Fmt::f16, fmt_bf16 = Fmt::bf16, fmt_tf32 = Fmt::tf32, fmt_f32 = Fmt::f32, fmt_e4m3 = Fmt::e4m3,
-              fmt_e5m2 = Fmt::e5m2, fmt_s8 = Fmt::s8, fmt_s32 = kS32;
+              fmt_e5m2 = Fmt::e5m2, fmt_s8 = Fmt::s8, fmt_s32 = Fmt::s32;
 #define F_(x) fmt_##x
 #define TCEMU_MMA_SYNC(X)                                                                              \
   X(0, M424F, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 16, 8, 16, f16, f16, f32, f32)       \

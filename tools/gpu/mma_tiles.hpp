@@ -17,11 +17,9 @@ namespace tcemu_gpu {
 
 using tcemu::Fmt;
 
-// The int32 accumulator of integer MMA is not a tcemu storage format; this id stands for it
-// here and is handled before any tcemu::info() lookup.
-inline constexpr Fmt kS32 = static_cast<Fmt>(255);
-inline const char* fmt_name(Fmt f) { return f == kS32 ? "s32" : tcemu::info(f).name.data(); }
-inline int fmt_bits(Fmt f) { return f == kS32 ? 32 : tcemu::info(f).width; }
+// Element formats, the int32 accumulator of integer MMA (Fmt::s32) included.
+inline const char* fmt_name(Fmt f) { return tcemu::info(f).name.data(); }
+inline int fmt_bits(Fmt f) { return tcemu::info(f).width; }
 
 // One MMA problem in element codes: D = A*B + C, A row-major M x K, B row-major K x N.
 struct Tile {
@@ -37,10 +35,6 @@ struct TileFormats {
 // The code of a value the format holds exactly; nullopt when it does not. NaN gives the
 // format's canonical NaN (all exponent and fraction bits set), Inf the Inf code.
 inline std::optional<uint64_t> encode_exact(Fmt f, double v) {
-  if (f == kS32) {
-    if (std::isnan(v) || v != std::floor(v) || v < -2147483648.0 || v > 2147483647.0) return std::nullopt;
-    return static_cast<uint64_t>(static_cast<int64_t>(v)) & 0xffffffffu;
-  }
   const tcemu::FormatInfo& fi = tcemu::info(f);
   if (fi.is_int) {
     if (std::isnan(v) || v != std::floor(v)) return std::nullopt;
@@ -85,7 +79,6 @@ inline std::optional<uint64_t> encode_exact(Fmt f, double v) {
 
 // Value of a finite code (integers: the integer); NaN for NaN, +-Inf for Inf.
 inline double value_of(Fmt f, uint64_t code) {
-  if (f == kS32) return static_cast<double>(static_cast<int32_t>(static_cast<uint32_t>(code)));
   const tcemu::Decoded d = tcemu::decode(f, code);
   switch (d.cls) {
     case tcemu::Class::nan: return std::nan("");
@@ -98,7 +91,6 @@ inline double value_of(Fmt f, uint64_t code) {
 }
 
 inline double max_finite(Fmt f) {
-  if (f == kS32) return 2147483647.0;
   const tcemu::FormatInfo& fi = tcemu::info(f);
   if (fi.is_int) return fi.is_signed ? std::ldexp(1.0, fi.width - 1) - 1 : std::ldexp(1.0, fi.width) - 1;
   return std::ldexp(static_cast<double>(fi.max_sig()), fi.emax() - fi.man_bits);
@@ -239,7 +231,7 @@ inline std::vector<ValTile> directed_probes(const TileFormats& tf) {
     }
   // Exact products [F21]: (1 - 2^-(m+1))^2, with C = 0 and C = -1.
   {
-    const int ma = tf.a == kS32 ? 0 : tcemu::info(tf.a).man_bits, mb = tf.b == kS32 ? 0 : tcemu::info(tf.b).man_bits;
+    const int ma = tcemu::info(tf.a).man_bits, mb = tcemu::info(tf.b).man_bits;
     for (double c : {0.0, -1.0}) {
       ValTile v = blank(c == 0 ? "probe:exact-product" : "probe:exact-product c=-1");
       rows(v, {1.0 - std::ldexp(1.0, -(ma + 1))});
@@ -334,7 +326,7 @@ inline const char* dist_name(Dist d) {
 }
 
 inline uint64_t random_code(Fmt f, Dist dist, SplitMix& rng) {
-  if (f == kS32) {
+  if (f == Fmt::s32) {  // int32 accumulators: distributions of their own
     switch (dist) {
       case Dist::bits: return rng.next() & 0xffffffffu;
       case Dist::unit: return static_cast<uint64_t>(static_cast<int64_t>(rng.below(2001)) - 1000) & 0xffffffffu;

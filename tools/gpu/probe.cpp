@@ -400,7 +400,7 @@ ProbeResult probe_instruction(const InstrEntry& e, const DotRunner& run) {
   r.ptx = e.ptx;
   const bool integer = e.params.kind == tcemu::DatapathKind::integer;
   r.kind = integer ? "integer" : "float";
-  Ctx cx{e, run, e.atype, e.btype, integer ? Fmt::f32 : *tcemu::acc_format(e.dtype), e.K, r};
+  Ctx cx{e, run, e.atype, e.btype, integer ? Fmt::f32 : tcemu::acc_format(e.dtype), e.K, r};
   if (e.scale_type) {
     cx.one_scale = *tcemu::encode_exact(*e.scale_type, false, 1, 0);
     cx.nblocks = e.K / e.scale_block;

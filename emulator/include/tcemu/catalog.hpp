@@ -62,7 +62,7 @@ InstrLookup find_instruction(std::string_view arch, std::string_view ptx, std::o
                              std::optional<Fmt> btype = std::nullopt, std::optional<AccType> dtype = std::nullopt,
                              std::optional<Fmt> stype = std::nullopt);
 
-// Format of C and D codes for an entry (f32 / f16); nullopt for s32.
-std::optional<Fmt> acc_format(AccType t);
+// Format of C and D codes for an entry: f32, f16 or s32.
+Fmt acc_format(AccType t);
 
 }  // namespace tcemu

@@ -10,15 +10,19 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 namespace tcemu {
 
+// s32 is the int32 accumulator of integer MMA (C and D); it is not a conversion format: the
+// conversion formats are the first kNumFormats, and s32 comes after them.
 enum class Fmt : uint8_t {
-  f64, f32, tf32, f16, bf16, e4m3, e5m2, e3m2, e2m3, e2m1, ue8m0, ue4m3, s8, u8, s4, u4,
+  f64, f32, tf32, f16, bf16, e4m3, e5m2, e3m2, e2m3, e2m1, ue8m0, ue4m3, s8, u8, s4, u4, s32,
 };
-inline constexpr int kNumFormats = 16;
+inline constexpr int kNumFormats = 16;     // the conversion formats: every Fmt before s32
+inline constexpr int kNumAllFormats = 17;  // every Fmt, s32 included
 
 // How a float format encodes values that are not finite numbers.
 enum class Specials : uint8_t {
@@ -35,7 +39,7 @@ struct FormatInfo {
   std::string_view name;
   uint8_t width;       // bits in a code (tf32: 32, its f32 container)
   uint8_t hex_digits;  // digits of a code written in hex
-  bool is_int;         // s8/u8/s4/u4
+  bool is_int;         // s8/u8/s4/u4, s32
   bool is_signed;      // has a sign bit (ints: two's complement)
   uint8_t exp_bits;
   uint8_t man_bits;    // stored fraction bits
@@ -67,8 +71,8 @@ struct FormatInfo {
   constexpr uint64_t sign_mask() const { return is_signed ? uint64_t{1} << (width - 1) : 0; }
 };
 
-// The table, indexed by Fmt.
-inline constexpr std::array<FormatInfo, kNumFormats> kFormats = {{
+// The table of every format, indexed by Fmt.
+inline constexpr std::array<FormatInfo, kNumAllFormats> kAllFormats = {{
     //  id          name     w  hex int   sgn  e   m  bias shift specials                has0  sub
     {Fmt::f64,   "f64",   64, 16, false, true, 11, 52, 1023, 0, Specials::ieee,         true,  true},
     {Fmt::f32,   "f32",   32, 8,  false, true, 8,  23, 127,  0, Specials::ieee,         true,  true},
@@ -86,13 +90,18 @@ inline constexpr std::array<FormatInfo, kNumFormats> kFormats = {{
     {Fmt::u8,    "u8",    8,  2,  true,  false, 0, 0,  0,    0, Specials::none,         true,  false},
     {Fmt::s4,    "s4",    4,  1,  true,  true, 0,  0,  0,    0, Specials::none,         true,  false},
     {Fmt::u4,    "u4",    4,  1,  true,  false, 0, 0,  0,    0, Specials::none,         true,  false},
+    {Fmt::s32,   "s32",   32, 8,  true,  true, 0,  0,  0,    0, Specials::none,         true,  false},
 }};
+// The conversion formats (convert, cvt, parse_format, `tcemu info`, golden conversion cases):
+// every row but s32's.
+inline constexpr std::span<const FormatInfo, kNumFormats> kFormats{kAllFormats.data(), kNumFormats};
 
-constexpr const FormatInfo& info(Fmt f) { return kFormats[static_cast<size_t>(f)]; }
+constexpr const FormatInfo& info(Fmt f) { return kAllFormats[static_cast<size_t>(f)]; }
 constexpr bool is_float(Fmt f) { return !info(f).is_int; }
 
-// Parses a format name ("e4m3", "f32", ...; a few aliases such as "fp8e4m3", "half", "float"
-// are accepted). Returns nullopt for an unknown name.
+// Parses a conversion format's name ("e4m3", "f32", ...; a few aliases such as "fp8e4m3",
+// "half", "float" are accepted). Returns nullopt for an unknown name, and for "s32" (not a
+// conversion format; the accumulator types are parsed by parse_acc_type, catalog.hpp).
 std::optional<Fmt> parse_format(std::string_view name);
 
 // A code taken apart. For finite values: value = (-1)^sign * sig * 2^exp, where sig is the

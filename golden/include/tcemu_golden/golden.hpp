@@ -38,11 +38,11 @@ struct GoldenError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The element type of an array: a format of format.hpp, the int32 accumulator "s32", or raw
-// register bits "b8" / "b16" / "b32" (operands of PTX cvt instructions).
+// The element type of an array: a format of format.hpp (the int32 accumulator s32 included),
+// or raw register bits "b8" / "b16" / "b32" (operands of PTX cvt instructions).
 struct ElemType {
   std::string name;
-  std::optional<Fmt> fmt;  // set for the formats of format.hpp
+  std::optional<Fmt> fmt;  // set for the formats of format.hpp; nullopt for raw bits
   int bits = 32;           // bits of one code
   int bytes = 4;           // container: 1, 2, 4 or 8 bytes, little-endian
   int hex_digits = 8;      // digits of one code in a hex string
@@ -50,7 +50,6 @@ struct ElemType {
 };
 std::optional<ElemType> parse_elem_type(std::string_view name);
 ElemType elem_type(Fmt f);
-ElemType s32_type();
 ElemType bits_type(int bits);  // b8, b16, b32
 // True when `code` is a code of the type (fits its width; ue4m3 bit 7 clear). tf32 codes are
 // f32 containers: the low 13 bits are allowed (the instruction ignores them, PTX wgmma).

@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+
+#include <unistd.h>
 
 #include "tcemu_golden/committed_set.hpp"
 #include "tcemu_golden/golden.hpp"
@@ -23,7 +26,7 @@ std::string slurp(const std::filesystem::path& p) {
 
 TEST(GoldenGenerateThreads, FamilyFilesByteIdenticalForEveryThreadCount) {
   const std::filesystem::path sets = std::filesystem::path(TCEMU_SOURCE_DIR) / "golden" / "sets";
-  const std::filesystem::path tmp = std::filesystem::temp_directory_path() / "tcemu_generate_threads_test";
+  const std::filesystem::path tmp = std::filesystem::temp_directory_path() / ("tcemu_generate_threads_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(tmp);
   // T-FDPA, ST-FDPA and GST-FDPA block-scaled, integer, widened FP8 (the generic loop).
   for (const char* family : {"wgmma f16", "tcgen05 kind::mxf8f6f4", "tcgen05 kind::mxf4nvf4", "wgmma s8/u8",

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <string>
 
+#include <unistd.h>
+
 #include "tcemu/npy_reader.hpp"
 #include "tcemu/testing/npy.hpp"
 #include "tcemu_golden/npy.hpp"
@@ -112,7 +114,7 @@ TEST(NpyReader, RefusesSizesBeforeAllocating) {
 }
 
 TEST(NpyReader, GoldenAndTestingReadersShareIt) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "tcemu_npy_reader_test";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tcemu_npy_reader_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "lying.npy").string();
   {

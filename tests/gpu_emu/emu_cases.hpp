@@ -48,7 +48,7 @@ inline OwnedProblem random_problem(const InstrEntry& e, int M, int N, int instrs
   const size_t m = static_cast<size_t>(M), n = static_cast<size_t>(N), k = static_cast<size_t>(c.K);
   for (size_t i = 0; i < m * k; ++i) c.A.push_back(random_code(e.atype, d, r));
   for (size_t i = 0; i < k * n; ++i) c.B.push_back(random_code(e.btype, d, r));
-  const Fmt acc = acc_format(e.dtype).value_or(Fmt::s8);
+  const Fmt acc = acc_format(e.dtype);
   for (size_t i = 0; i < m * n; ++i) c.C.push_back(random_acc_code(acc, r));
   if (d == Dist::cancel && !info(e.atype).is_int)  // column 0 of B the negation of row 0 of A
     for (size_t i = 0; i < k; ++i) c.B[i * n] = c.A[i] ^ info(e.atype).sign_mask();

@@ -139,10 +139,15 @@ std::vector<float> rht16(std::span<const float> x, size_t rows, size_t cols, uin
   return rht16(x, rows, cols, sign_mask, out, Exec{});
 }
 
+std::string rht16_error(size_t n, size_t rows, size_t cols) {
+  if (cols % 16 != 0) return "the 16-point Hadamard transform needs a multiple of 16 columns, got " + std::to_string(cols);
+  if (n != rows * cols) return "tensor size does not match its shape";
+  return {};
+}
+
 std::vector<float> rht16(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask, RhtOut out,
                          const Exec& exec) {
-  if (cols % 16 != 0) throw std::invalid_argument("the 16-point Hadamard transform needs a multiple of 16 columns, got " + std::to_string(cols));
-  if (x.size() != rows * cols) throw std::invalid_argument("tensor size does not match its shape");
+  if (const std::string err = rht16_error(x.size(), rows, cols); !err.empty()) throw std::invalid_argument(err);
   const Fmt to = out == RhtOut::bf16 ? Fmt::bf16 : Fmt::f32;
   std::vector<float> y(x.size());
   // Each group of 16 on its own (cols is a multiple of 16, so groups never straddle rows).
@@ -207,19 +212,26 @@ float nvfp4_te_element_scale(uint8_t sfb, float s_enc, bool fast_math) {
   return fminf_c(1.0f / (sfb_f * s_dec), kFltMax);
 }
 
+std::string nvfp4_quantize_error(size_t n, size_t rows, size_t cols, const Nvfp4Options& o, size_t rbits) {
+  if (n != rows * cols) return "tensor size does not match its shape";
+  if (o.round != Round::rn && o.round != Round::rs) return "NVFP4 element rounding is rn or rs";
+  if (o.te_test_reference && (o.order != Nvfp4Order::te || o.tile2d))
+    return "TE's test reference (te_test_reference) is modelled for order te with 1x16 blocks";
+  if (o.round == Round::rs) {
+    if (!nvfp4_te_order(o.order)) return "stochastic rounding is modelled for TE's order only (cvt.rs)";
+    if (cols % 4 != 0) return "stochastic rounding packs 4 elements: columns must be a multiple of 4";
+    if (rbits < n / 4) return "stochastic rounding needs one random word per 4 elements";
+  }
+  if (o.rht) return rht16_error(n, rows, cols);
+  return {};
+}
+
 Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols, const Nvfp4Options& o,
                            std::span<const uint32_t> rbits, const Exec& exec) {
-  if (x_in.size() != rows * cols) throw std::invalid_argument("tensor size does not match its shape");
-  if (o.round != Round::rn && o.round != Round::rs) throw std::invalid_argument("NVFP4 element rounding is rn or rs");
+  if (const std::string err = nvfp4_quantize_error(x_in.size(), rows, cols, o, rbits.size()); !err.empty())
+    throw std::invalid_argument(err);
   const bool te = nvfp4_te_order(o.order);
   const bool fast = nvfp4_te_fast_math_applies(o) && !o.te_test_reference;
-  if (o.te_test_reference && (o.order != Nvfp4Order::te || o.tile2d))
-    throw std::invalid_argument("TE's test reference (te_test_reference) is modelled for order te with 1x16 blocks");
-  if (o.round == Round::rs) {
-    if (!te) throw std::invalid_argument("stochastic rounding is modelled for TE's order only (cvt.rs)");
-    if (cols % 4 != 0) throw std::invalid_argument("stochastic rounding packs 4 elements: columns must be a multiple of 4");
-    if (rbits.size() < x_in.size() / 4) throw std::invalid_argument("stochastic rounding needs one random word per 4 elements");
-  }
   std::vector<float> transformed;
   std::span<const float> x = x_in;
   if (o.rht) {
@@ -351,9 +363,14 @@ std::string_view to_string(Nvfp4Dequant d) { return d == Nvfp4Dequant::te_kernel
 
 std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d) { return nvfp4_dequantize(q, d, Exec{}); }
 
+std::string nvfp4_dequantize_error(const Nvfp4Tensor& q, Nvfp4Dequant d) {
+  if (d == Nvfp4Dequant::te_kernel && !nvfp4_te_order(q.order)) return "TE's NVFP4 dequantize kernel applies to the te orders";
+  return {};
+}
+
 std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d, const Exec& exec) {
+  if (const std::string err = nvfp4_dequantize_error(q, d); !err.empty()) throw std::invalid_argument(err);
   const bool te = nvfp4_te_order(q.order);
-  if (d == Nvfp4Dequant::te_kernel && !te) throw std::invalid_argument("TE's NVFP4 dequantize kernel applies to the te orders");
   // te_kernel: factor_inv = 1.0 / (6.0 * 448.0) in double, stored as a float constant.
   const float factor_inv = static_cast<float>(1.0 / (6.0 * 448.0));
   // tcemu; torchao get_hp_scales: sfb alone without a per-tensor scale, else per_tensor * sfb.

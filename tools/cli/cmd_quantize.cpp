@@ -209,12 +209,9 @@ int run_quantize(const QuantArgs& a) {
   r.input = *parse_format(in.format);
   const size_t words = random_words_needed(r, in.values.size());
   const std::vector<uint32_t> rbits = words ? philox_words(a.seed, a.offset, words) : std::vector<uint32_t>{};
-  Quantized q;
-  try {
-    q = quantize(r, in.values, in.rows, in.cols, rbits);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(std::string("recipe '") + r.name + "': " + e.what());
-  }
+  Result<Quantized> res = quantize(r, in.values, in.rows, in.cols, rbits);
+  if (!res.ok()) throw InputError("recipe '" + r.name + "': " + res.error);
+  const Quantized& q = res.value;
   io::write_npy(a.output + ".codes.npy", io::make_npy("|u1", in.shape, widen(q.codes)));
   if (q.scale_fmt == Fmt::f32)
     io::write_npy(a.output + ".scales.npy", io::make_npy("<f4", {q.scale_rows, q.scale_cols}, f32_codes(q.scale_f32)));
@@ -278,13 +275,9 @@ int run_dequantize(const QuantArgs& a) {
       q.amax = std::bit_cast<float>(static_cast<uint32_t>(m.bits(0)));
     }
   }
-  std::vector<float> v;
-  try {
-    v = dequantize(r, q);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(std::string("recipe '") + r.name + "': " + e.what());
-  }
-  io::write_npy(a.output, io::make_npy("<f4", codes.shape, f32_codes(v)));
+  const Result<std::vector<float>> v = dequantize(r, q);
+  if (!v.ok()) throw InputError("recipe '" + r.name + "': " + v.error);
+  io::write_npy(a.output, io::make_npy("<f4", codes.shape, f32_codes(v.value)));
   return 0;
 }
 

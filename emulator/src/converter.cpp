@@ -206,7 +206,7 @@ Converter::Converter(Fmt from, Fmt to, const ConvertOptions& opt) : from_(from),
 }
 
 void Converter::run(const void* src, void* dst, size_t n, const uint32_t* rbits, const Exec& exec) const {
-  if (opt_.round == Round::rs && rbits == nullptr)
+  if (needs_rbits() && rbits == nullptr)
     throw std::invalid_argument("Converter::run: stochastic rounding (rs) needs one random word per element");
   constexpr size_t chunk = size_t{1} << 16;
   const int threads = n >= chunk ? thread_count(exec) : 1;

@@ -4,15 +4,21 @@
 #include <bit>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "tcemu/convert.hpp"
 
 namespace tcemu {
 
+std::string grad_scaler_options_error(const GradScalerOptions& o) {
+  if (o.growth_interval <= 0) return "growth interval must be positive";
+  if (!(o.growth_factor > 1.0)) return "growth factor must be greater than 1";
+  if (!(o.backoff_factor < 1.0)) return "backoff factor must be less than 1";
+  return {};
+}
+
 GradScaler::GradScaler(const GradScalerOptions& o) : o_(o), scale_(o.init_scale) {
-  if (o.growth_interval <= 0) throw std::invalid_argument("growth interval must be positive");
-  if (!(o.growth_factor > 1.0)) throw std::invalid_argument("growth factor must be greater than 1");
-  if (!(o.backoff_factor < 1.0)) throw std::invalid_argument("backoff factor must be less than 1");
+  if (const std::string err = grad_scaler_options_error(o); !err.empty()) throw std::invalid_argument(err);
 }
 
 float GradScaler::inv_scale() const { return static_cast<float>(1.0 / static_cast<double>(scale_)); }
@@ -44,8 +50,12 @@ bool GradScaler::unscale(std::span<float> grads) const {
   return found_inf;
 }
 
+std::string GradScaler::unscale_codes_error(Fmt f) {
+  return f == Fmt::f16 || f == Fmt::bf16 ? "" : "gradient codes must be f16 or bf16";
+}
+
 bool GradScaler::unscale_codes(std::span<uint16_t> grads, Fmt f) const {
-  if (f != Fmt::f16 && f != Fmt::bf16) throw std::invalid_argument("gradient codes must be f16 or bf16");
+  if (const std::string err = unscale_codes_error(f); !err.empty()) throw std::invalid_argument(err);
   const float inv = inv_scale();
   bool found_inf = false;
   ConvertOptions rn;
@@ -57,10 +67,15 @@ bool GradScaler::unscale_codes(std::span<uint16_t> grads, Fmt f) const {
   return found_inf;
 }
 
+std::string megatron_scaler_options_error(const MegatronScalerOptions& o) {
+  if (o.growth_interval <= 0) return "growth interval must be positive";
+  if (o.hysteresis <= 0) return "hysteresis must be positive";
+  return {};
+}
+
 MegatronDynamicScaler::MegatronDynamicScaler(const MegatronScalerOptions& o)
     : o_(o), scale_(o.initial_scale), hysteresis_tracker_(o.hysteresis) {
-  if (o.growth_interval <= 0) throw std::invalid_argument("growth interval must be positive");
-  if (o.hysteresis <= 0) throw std::invalid_argument("hysteresis must be positive");
+  if (const std::string err = megatron_scaler_options_error(o); !err.empty()) throw std::invalid_argument(err);
 }
 
 void MegatronDynamicScaler::update(bool found_inf) {

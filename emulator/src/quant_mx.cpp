@@ -378,19 +378,22 @@ uint8_t mx_element_code(float x, uint8_t scale, const MxOptions& o, uint32_t rbi
   }
 }
 
+std::string mx_quantize_error(size_t n, size_t rows, size_t cols, const MxOptions& o, size_t rbits) {
+  if (!mx_supported(o.elem))
+    return "MX element format must be e4m3, e5m2, e3m2, e2m3, e2m1 or s8, not " + std::string(info(o.elem).name);
+  if (o.round != Round::rn && o.round != Round::rna && o.round != Round::rz && o.round != Round::rs)
+    return "MX element rounding must be rn, rna, rz or rs";
+  if (n != rows * cols) return "tensor has " + std::to_string(n) + " values, shape says " + std::to_string(rows * cols);
+  if (std::string err = mx_options_error(o); !err.empty()) return err;
+  if (o.round == Round::rs && rbits < n) return "stochastic rounding needs one random word per element";
+  if (o.block == 0) return "block size must be positive";  // make_grid's precondition
+  return {};
+}
+
 MxTensor mx_quantize(std::span<const float> x, size_t rows, size_t cols, const MxOptions& o,
                      std::span<const uint32_t> rbits, const Exec& exec) {
-  if (!mx_supported(o.elem))
-    throw std::invalid_argument("MX element format must be e4m3, e5m2, e3m2, e2m3, e2m1 or s8, not " +
-                                std::string(info(o.elem).name));
-  if (o.round != Round::rn && o.round != Round::rna && o.round != Round::rz && o.round != Round::rs)
-    throw std::invalid_argument("MX element rounding must be rn, rna, rz or rs");
-  if (x.size() != rows * cols)
-    throw std::invalid_argument("tensor has " + std::to_string(x.size()) + " values, shape says " +
-                                std::to_string(rows * cols));
-  if (const std::string err = mx_options_error(o); !err.empty()) throw std::invalid_argument(err);
-  if (o.round == Round::rs && rbits.size() < x.size())
-    throw std::invalid_argument("stochastic rounding needs one random word per element");
+  if (const std::string err = mx_quantize_error(x.size(), rows, cols, o, rbits.size()); !err.empty())
+    throw std::invalid_argument(err);
   MxTensor q;
   q.grid = make_grid(rows, cols, o.axis, o.block);
   q.elem = o.elem;

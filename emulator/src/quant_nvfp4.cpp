@@ -139,10 +139,15 @@ std::vector<float> rht16(std::span<const float> x, size_t rows, size_t cols, uin
   return rht16(x, rows, cols, sign_mask, out, Exec{});
 }
 
+std::string rht16_error(size_t n, size_t rows, size_t cols) {
+  if (cols % 16 != 0) return "the 16-point Hadamard transform needs a multiple of 16 columns, got " + std::to_string(cols);
+  if (n != rows * cols) return "tensor size does not match its shape";
+  return {};
+}
+
 std::vector<float> rht16(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask, RhtOut out,
                          const Exec& exec) {
-  if (cols % 16 != 0) throw std::invalid_argument("the 16-point Hadamard transform needs a multiple of 16 columns, got " + std::to_string(cols));
-  if (x.size() != rows * cols) throw std::invalid_argument("tensor size does not match its shape");
+  if (const std::string err = rht16_error(x.size(), rows, cols); !err.empty()) throw std::invalid_argument(err);
   const Fmt to = out == RhtOut::bf16 ? Fmt::bf16 : Fmt::f32;
   std::vector<float> y(x.size());
   // Each group of 16 on its own (cols is a multiple of 16, so groups never straddle rows).
@@ -207,19 +212,106 @@ float nvfp4_te_element_scale(uint8_t sfb, float s_enc, bool fast_math) {
   return fminf_c(1.0f / (sfb_f * s_dec), kFltMax);
 }
 
+std::string nvfp4_quantize_error(size_t n, size_t rows, size_t cols, const Nvfp4Options& o, size_t rbits) {
+  if (n != rows * cols) return "tensor size does not match its shape";
+  if (o.round != Round::rn && o.round != Round::rs) return "NVFP4 element rounding is rn or rs";
+  if (o.te_test_reference && (o.order != Nvfp4Order::te || o.tile2d))
+    return "TE's test reference (te_test_reference) is modelled for order te with 1x16 blocks";
+  if (o.round == Round::rs) {
+    if (!nvfp4_te_order(o.order)) return "stochastic rounding is modelled for TE's order only (cvt.rs)";
+    if (cols % 4 != 0) return "stochastic rounding packs 4 elements: columns must be a multiple of 4";
+    if (rbits < n / 4) return "stochastic rounding needs one random word per 4 elements";
+  }
+  if (o.rht) return rht16_error(n, rows, cols);
+  return {};
+}
+
+namespace {
+
+// torchao's f32 results are the GPU's: a NaN is 0x7FFFFFFF (its casts read the bits).
+float gpu_f32(float v) { return std::isnan(v) ? f32_from_bits(0x7FFFFFFF) : v; }
+
+// The scale arithmetic of one nvfp4_quantize call, in the order of the implementation `o`
+// names: the per-tensor scale first (from the tensor amax), then each block on its own (its
+// scale and the element multiplier or divisor, from the block amax), then each element's
+// scaled value before the cast.
+struct Nvfp4Scaler {
+  Nvfp4Scaler(const Nvfp4Options& opt, size_t blocks)
+      : o(opt),
+        te(nvfp4_te_order(opt.order)),
+        fast(nvfp4_te_fast_math_applies(opt) && !opt.te_test_reference),
+        two_level(opt.order == Nvfp4Order::torchao || opt.order == Nvfp4Order::torchao_0_16),
+        recip(opt.order == Nvfp4Order::torchao || opt.order == Nvfp4Order::torchao_single),
+        elem_mul(blocks),
+        elem_div(blocks) {}
+
+  // Sets q.amax and q.global_scale from the tensor amax.
+  void tensor_scale(Nvfp4Tensor& q, float amax) {
+    if (te) {
+      q.amax = amax;
+      q.global_scale = nvfp4_te_encode_scale(amax);
+      if (o.te_test_reference && o.fast_math) {  // the reference caps S_enc at bf16 max
+        const float g = fminf_c(2688.0f / amax, kBf16Max);
+        q.global_scale = (amax == 0.0f || g == 0.0f) ? 1.0f : g;
+      }
+    } else {
+      // per_tensor_amax_to_scale: amax.to(f32) / (F8E4M3_MAX * F4_E2M1_MAX) = amax / 2688.
+      per_tensor = two_level ? gpu_f32(amax / 2688.0f) : 1.0f;
+      q.amax = amax;
+      q.global_scale = per_tensor;
+    }
+  }
+
+  // The block scale q.scales[b] and element multiplier (or divisor) of block b from its amax.
+  void block_scale(Nvfp4Tensor& q, size_t b, float bamax) {
+    if (te) {
+      q.scales[b] = nvfp4_te_block_scale(bamax, q.global_scale, o.order);
+      if (o.te_test_reference) {
+        const float sfb = code_to_f32(Fmt::e4m3, q.scales[b]);
+        float m = sfb == 0.0f ? 0.0f : fminf_c(1.0f / (sfb * (1.0f / q.global_scale)), kFltMax);
+        if (o.fast_math) m = code_to_f32(Fmt::bf16, convert(Fmt::f32, Fmt::bf16, f32_bits(m), ConvertOptions{}).code);
+        elem_mul[b] = m;
+      } else {
+        elem_mul[b] = nvfp4_te_element_scale(q.scales[b], q.global_scale, fast);
+      }
+    } else {
+      const float block_scale = gpu_f32(bamax / 6.0f);
+      const float scaled = two_level ? gpu_f32(block_scale / per_tensor) : block_scale;
+      q.scales[b] = torch_e4m3(torch_clamp(scaled, kE4m3MinNormal, 448.0f));
+      const float sfb = code_to_f32(Fmt::e4m3, q.scales[b]);
+      if (o.order == Nvfp4Order::torchao) elem_mul[b] = gpu_f32(gpu_f32(1.0f / per_tensor) / sfb);  // (1/pts)/sfb
+      else if (o.order == Nvfp4Order::torchao_single) elem_mul[b] = gpu_f32(1.0f / sfb);         // 1/sfb
+      else if (o.order == Nvfp4Order::torchao_0_16) elem_div[b] = gpu_f32(per_tensor * sfb);      // pts*sfb
+      else elem_div[b] = sfb;
+    }
+  }
+
+  // The scaled value of element x of block b, before the cast.
+  float scaled(float x, size_t b) const {
+    if (te && fast) {
+      // fma.rn.f32.bf16(x, coef, +0): the bf16 x bf16 product rounded once; an exact -0
+      // product plus +0 is +0 (RN).
+      const float p = x * elem_mul[b];
+      return p == 0.0f && x == 0.0f ? 0.0f : p;
+    }
+    if (te) return x * elem_mul[b];
+    return gpu_f32(torch_clamp(gpu_f32(recip ? x * elem_mul[b] : x / elem_div[b]), -6.0f, 6.0f));
+  }
+
+  const Nvfp4Options& o;
+  const bool te, fast, two_level, recip;
+  float per_tensor = 1.0f;
+  std::vector<float> elem_mul;  // te: x * mul
+  std::vector<float> elem_div;  // torchao: x / div
+};
+
+}  // namespace
+
 Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols, const Nvfp4Options& o,
                            std::span<const uint32_t> rbits, const Exec& exec) {
-  if (x_in.size() != rows * cols) throw std::invalid_argument("tensor size does not match its shape");
-  if (o.round != Round::rn && o.round != Round::rs) throw std::invalid_argument("NVFP4 element rounding is rn or rs");
+  if (const std::string err = nvfp4_quantize_error(x_in.size(), rows, cols, o, rbits.size()); !err.empty())
+    throw std::invalid_argument(err);
   const bool te = nvfp4_te_order(o.order);
-  const bool fast = nvfp4_te_fast_math_applies(o) && !o.te_test_reference;
-  if (o.te_test_reference && (o.order != Nvfp4Order::te || o.tile2d))
-    throw std::invalid_argument("TE's test reference (te_test_reference) is modelled for order te with 1x16 blocks");
-  if (o.round == Round::rs) {
-    if (!te) throw std::invalid_argument("stochastic rounding is modelled for TE's order only (cvt.rs)");
-    if (cols % 4 != 0) throw std::invalid_argument("stochastic rounding packs 4 elements: columns must be a multiple of 4");
-    if (rbits.size() < x_in.size() / 4) throw std::invalid_argument("stochastic rounding needs one random word per 4 elements");
-  }
   std::vector<float> transformed;
   std::span<const float> x = x_in;
   if (o.rht) {
@@ -235,61 +327,8 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
   std::vector<float> bamax(q.grid.scale_count(), 0.0f);
   std::vector<uint8_t> bnan(q.grid.scale_count(), 0);
   q.scales.resize(bamax.size());
-  std::vector<float> elem_mul(bamax.size());   // te: x * mul
-  std::vector<float> elem_div(bamax.size());   // torchao: x / div
-  // torchao's f32 results are the GPU's: a NaN is 0x7FFFFFFF (its casts read the bits).
-  auto gpu = [](float v) { return std::isnan(v) ? f32_from_bits(0x7FFFFFFF) : v; };
-  const bool two_level = o.order == Nvfp4Order::torchao || o.order == Nvfp4Order::torchao_0_16;
-  const bool recip = o.order == Nvfp4Order::torchao || o.order == Nvfp4Order::torchao_single;
-  // The per-tensor scale first (from the tensor amax), then each block on its own.
-  float per_tensor = 1.0f;
-  if (te) {
-    q.amax = amax;
-    q.global_scale = nvfp4_te_encode_scale(amax);
-    if (o.te_test_reference && o.fast_math) {  // the reference caps S_enc at bf16 max
-      const float g = fminf_c(2688.0f / amax, kBf16Max);
-      q.global_scale = (amax == 0.0f || g == 0.0f) ? 1.0f : g;
-    }
-  } else {
-    // per_tensor_amax_to_scale: amax.to(f32) / (F8E4M3_MAX * F4_E2M1_MAX) = amax / 2688.
-    per_tensor = two_level ? gpu(amax / 2688.0f) : 1.0f;
-    q.amax = amax;
-    q.global_scale = per_tensor;
-  }
-  // The block scale and element multiplier (or divisor) of block b from its amax.
-  auto block_scale = [&](size_t b) {
-    if (te) {
-      q.scales[b] = nvfp4_te_block_scale(bamax[b], q.global_scale, o.order);
-      if (o.te_test_reference) {
-        const float sfb = code_to_f32(Fmt::e4m3, q.scales[b]);
-        float m = sfb == 0.0f ? 0.0f : fminf_c(1.0f / (sfb * (1.0f / q.global_scale)), kFltMax);
-        if (o.fast_math) m = code_to_f32(Fmt::bf16, convert(Fmt::f32, Fmt::bf16, f32_bits(m), ConvertOptions{}).code);
-        elem_mul[b] = m;
-      } else {
-        elem_mul[b] = nvfp4_te_element_scale(q.scales[b], q.global_scale, fast);
-      }
-    } else {
-      const float block_scale = gpu(bamax[b] / 6.0f);
-      const float scaled = two_level ? gpu(block_scale / per_tensor) : block_scale;
-      q.scales[b] = torch_e4m3(torch_clamp(scaled, kE4m3MinNormal, 448.0f));
-      const float sfb = code_to_f32(Fmt::e4m3, q.scales[b]);
-      if (o.order == Nvfp4Order::torchao) elem_mul[b] = gpu(gpu(1.0f / per_tensor) / sfb);  // (1/pts)/sfb
-      else if (o.order == Nvfp4Order::torchao_single) elem_mul[b] = gpu(1.0f / sfb);     // 1/sfb
-      else if (o.order == Nvfp4Order::torchao_0_16) elem_div[b] = gpu(per_tensor * sfb);  // pts*sfb
-      else elem_div[b] = sfb;
-    }
-  };
-  // The scaled value of element i of block b, before the cast.
-  auto scaled = [&](size_t i, size_t b) {
-    if (te && fast) {
-      // fma.rn.f32.bf16(x, coef, +0): the bf16 x bf16 product rounded once; an exact -0
-      // product plus +0 is +0 (RN).
-      const float p = x[i] * elem_mul[b];
-      return p == 0.0f && x[i] == 0.0f ? 0.0f : p;
-    }
-    if (te) return x[i] * elem_mul[b];
-    return gpu(torch_clamp(gpu(recip ? x[i] * elem_mul[b] : x[i] / elem_div[b]), -6.0f, 6.0f));
-  };
+  Nvfp4Scaler s(o, bamax.size());
+  s.tensor_scale(q, amax);
   const ConvertOptions e2m1 = ptx_sat_rn();  // cvt.rn.satfinite.e2m1x2.f32; torchao's cast saturates too
   std::optional<PtxCvt> cvt;
   if (o.round == Round::rs) {
@@ -311,13 +350,13 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
       for (size_t bc = t.c0 / grid.block_cols; bc <= (t.c1 - 1) / grid.block_cols; ++bc) {
         const size_t b = br * grid.scale_cols() + bc;
         if (nan_policy == AmaxNan::propagate && bnan[b]) bamax[b] = std::numeric_limits<float>::quiet_NaN();
-        block_scale(b);
+        s.block_scale(q, b, bamax[b]);
       }
     if (o.round == Round::rn) {
       for (size_t r = t.r0; r < t.r1; ++r)
         for (size_t c = t.c0; c < t.c1; ++c) {
           const size_t i = r * cols + c;
-          const float y = scaled(i, grid.scale_index(r, c));
+          const float y = s.scaled(x[i], grid.scale_index(r, c));
           q.codes[i] = !te && std::isnan(y)
                            ? torchao_floatx_nan_code(Fmt::e2m1, f32_bits(y))  // torchao's bit trick on NaN
                            : static_cast<uint8_t>(convert(Fmt::f32, Fmt::e2m1, f32_bits(y), e2m1).code);
@@ -326,8 +365,8 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
       for (size_t r = t.r0; r < t.r1; ++r)
         for (size_t c = t.c0; c < t.c1; c += 4) {
           const size_t i = r * cols + c, b = grid.scale_index(r, c);
-          const std::array<uint64_t, 4> src = {f32_bits(scaled(i + 3, b)), f32_bits(scaled(i + 2, b)),
-                                               f32_bits(scaled(i + 1, b)), f32_bits(scaled(i, b))};
+          const std::array<uint64_t, 4> src = {f32_bits(s.scaled(x[i + 3], b)), f32_bits(s.scaled(x[i + 2], b)),
+                                               f32_bits(s.scaled(x[i + 1], b)), f32_bits(s.scaled(x[i], b))};
           const uint64_t d = ptx_cvt_eval(*cvt, src, rbits[i / 4], o.rs_map);
           for (int j = 0; j < 4; ++j) q.codes[i + static_cast<size_t>(j)] = static_cast<uint8_t>((d >> (4 * j)) & 0xF);
         }
@@ -351,9 +390,14 @@ std::string_view to_string(Nvfp4Dequant d) { return d == Nvfp4Dequant::te_kernel
 
 std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d) { return nvfp4_dequantize(q, d, Exec{}); }
 
+std::string nvfp4_dequantize_error(const Nvfp4Tensor& q, Nvfp4Dequant d) {
+  if (d == Nvfp4Dequant::te_kernel && !nvfp4_te_order(q.order)) return "TE's NVFP4 dequantize kernel applies to the te orders";
+  return {};
+}
+
 std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d, const Exec& exec) {
+  if (const std::string err = nvfp4_dequantize_error(q, d); !err.empty()) throw std::invalid_argument(err);
   const bool te = nvfp4_te_order(q.order);
-  if (d == Nvfp4Dequant::te_kernel && !te) throw std::invalid_argument("TE's NVFP4 dequantize kernel applies to the te orders");
   // te_kernel: factor_inv = 1.0 / (6.0 * 448.0) in double, stored as a float constant.
   const float factor_inv = static_cast<float>(1.0 / (6.0 * 448.0));
   // tcemu; torchao get_hp_scales: sfb alone without a per-tensor scale, else per_tensor * sfb.

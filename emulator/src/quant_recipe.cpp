@@ -2,7 +2,8 @@
 #include "tcemu/quant_recipe.hpp"
 
 #include <array>
-#include <stdexcept>
+#include <string>
+#include <utility>
 
 namespace tcemu::quant {
 
@@ -114,12 +115,11 @@ float element_max(const Recipe& r) {
   }
 }
 
-Quantized quantize(const Recipe& r, std::span<const float> x, size_t rows, size_t cols, std::span<const uint32_t> rbits) {
-  return quantize(r, x, rows, cols, rbits, Exec{});
-}
+namespace {
 
-Quantized quantize(const Recipe& r, std::span<const float> x, size_t rows, size_t cols, std::span<const uint32_t> rbits,
-                   const Exec& exec) {
+// The recipe's call, once quantize_error has found nothing wrong.
+Quantized quantize_checked(const Recipe& r, std::span<const float> x, size_t rows, size_t cols,
+                           std::span<const uint32_t> rbits, const Exec& exec) {
   Quantized q;
   q.rows = rows;
   q.cols = cols;
@@ -149,7 +149,6 @@ Quantized quantize(const Recipe& r, std::span<const float> x, size_t rows, size_
       break;
     }
     case RecipeKind::fp8_current: {
-      if (x.size() != rows * cols) throw std::invalid_argument("tensor size does not match its shape");
       PerTensorFp8 t = fp8_current_scaling(x, r.fp8, r.pow2, 0.0f, exec);
       q.elem = r.fp8;
       q.codes = std::move(t.codes);
@@ -172,20 +171,49 @@ Quantized quantize(const Recipe& r, std::span<const float> x, size_t rows, size_
   return q;
 }
 
-std::vector<float> dequantize(const Recipe& r, const Quantized& q) { return dequantize(r, q, Exec{}); }
-
-std::vector<float> dequantize(const Recipe& r, const Quantized& q, const Exec& exec) {
-  auto check = [&](size_t scales) {
-    if (q.codes.size() != q.rows * q.cols) throw std::invalid_argument("element codes do not match the shape");
-    if (scales != q.scale_rows * q.scale_cols) throw std::invalid_argument("scale count does not match the scale shape");
+// What dequantize_checked would find wrong with q, in the order it looks.
+std::string dequantize_error(const Recipe& r, const Quantized& q) {
+  auto counts = [&](size_t scales) -> std::string {
+    if (q.codes.size() != q.rows * q.cols) return "element codes do not match the shape";
+    if (scales != q.scale_rows * q.scale_cols) return "scale count does not match the scale shape";
+    return {};
   };
+  auto blocks = [&](size_t block, BlockAxis axis, size_t scales) -> std::string {
+    if (block == 0) return "block size must be positive";
+    if (std::string e = counts(scales); !e.empty()) return e;
+    const BlockGrid g = make_grid(q.rows, q.cols, axis, block);
+    if (g.scale_rows() != q.scale_rows || g.scale_cols() != q.scale_cols) return "scale shape does not match the recipe's blocks";
+    return {};
+  };
+  switch (r.kind) {
+    case RecipeKind::mx: return blocks(r.mx.block, r.mx.axis, q.scale_codes.size());
+    case RecipeKind::nvfp4: {
+      if (std::string e = blocks(16, r.nvfp4.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, q.scale_codes.size()); !e.empty())
+        return e;
+      Nvfp4Tensor t;
+      t.order = r.nvfp4.order;
+      return nvfp4_dequantize_error(t, r.nvfp4_dequant);
+    }
+    case RecipeKind::fp8_current:
+      if (std::string e = counts(q.scale_f32.size()); !e.empty()) return e;
+      if (q.scale_f32.size() != 1) return "per-tensor scaling has one scale";
+      return {};
+    case RecipeKind::fp8_block: {
+      if (std::string e = counts(q.scale_f32.size()); !e.empty()) return e;
+      const BlockGrid g = make_grid(q.rows, q.cols, r.tile128 ? BlockAxis::tile2d : BlockAxis::rowwise, 128);
+      if (g.scale_count() != q.scale_f32.size()) return "scale shape does not match 128-blocks";
+      return {};
+    }
+  }
+  return {};
+}
+
+// The recipe's call, once dequantize_error has found nothing wrong.
+std::vector<float> dequantize_checked(const Recipe& r, const Quantized& q, const Exec& exec) {
   switch (r.kind) {
     case RecipeKind::mx: {
       MxTensor t;
       t.grid = make_grid(q.rows, q.cols, r.mx.axis, r.mx.block);
-      check(q.scale_codes.size());
-      if (t.grid.scale_rows() != q.scale_rows || t.grid.scale_cols() != q.scale_cols)
-        throw std::invalid_argument("scale shape does not match the recipe's blocks");
       t.elem = r.mx.elem;
       t.codes = q.codes;
       t.scales = q.scale_codes;
@@ -194,9 +222,6 @@ std::vector<float> dequantize(const Recipe& r, const Quantized& q, const Exec& e
     case RecipeKind::nvfp4: {
       Nvfp4Tensor t;
       t.grid = make_grid(q.rows, q.cols, r.nvfp4.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);
-      check(q.scale_codes.size());
-      if (t.grid.scale_rows() != q.scale_rows || t.grid.scale_cols() != q.scale_cols)
-        throw std::invalid_argument("scale shape does not match the recipe's blocks");
       t.order = r.nvfp4.order;
       t.codes = q.codes;
       t.scales = q.scale_codes;
@@ -205,14 +230,10 @@ std::vector<float> dequantize(const Recipe& r, const Quantized& q, const Exec& e
       return nvfp4_dequantize(t, r.nvfp4_dequant, exec);
     }
     case RecipeKind::fp8_current:
-      check(q.scale_f32.size());
-      if (q.scale_f32.size() != 1) throw std::invalid_argument("per-tensor scaling has one scale");
       return fp8_dequantize(q.codes, q.scale_f32[0], r.fp8, exec);
     case RecipeKind::fp8_block: {
       BlockwiseFp8 t;
       t.grid = make_grid(q.rows, q.cols, r.tile128 ? BlockAxis::tile2d : BlockAxis::rowwise, 128);
-      check(q.scale_f32.size());
-      if (t.grid.scale_count() != q.scale_f32.size()) throw std::invalid_argument("scale shape does not match 128-blocks");
       t.fmt = r.fp8;
       t.codes = q.codes;
       t.scale_inv = q.scale_f32;
@@ -220,6 +241,43 @@ std::vector<float> dequantize(const Recipe& r, const Quantized& q, const Exec& e
     }
   }
   return {};
+}
+
+}  // namespace
+
+std::string quantize_error(const Recipe& r, size_t n, size_t rows, size_t cols, size_t rbits) {
+  switch (r.kind) {
+    case RecipeKind::mx: return mx_quantize_error(n, rows, cols, r.mx, rbits);
+    case RecipeKind::nvfp4: {
+      Nvfp4Options o = r.nvfp4;
+      o.input = r.input;
+      return nvfp4_quantize_error(n, rows, cols, o, rbits);
+    }
+    case RecipeKind::fp8_current:
+      if (n != rows * cols) return "tensor size does not match its shape";
+      return fp8_format_error(r.fp8);
+    case RecipeKind::fp8_block: return fp8_blockwise_error(n, rows, cols, r.fp8, r.input);
+  }
+  return {};
+}
+
+Result<Quantized> quantize(const Recipe& r, std::span<const float> x, size_t rows, size_t cols,
+                           std::span<const uint32_t> rbits) {
+  return quantize(r, x, rows, cols, rbits, Exec{});
+}
+
+Result<Quantized> quantize(const Recipe& r, std::span<const float> x, size_t rows, size_t cols,
+                           std::span<const uint32_t> rbits, const Exec& exec) {
+  if (std::string e = quantize_error(r, x.size(), rows, cols, rbits.size()); !e.empty())
+    return Result<Quantized>::failure(std::move(e));
+  return {quantize_checked(r, x, rows, cols, rbits, exec), {}};
+}
+
+Result<std::vector<float>> dequantize(const Recipe& r, const Quantized& q) { return dequantize(r, q, Exec{}); }
+
+Result<std::vector<float>> dequantize(const Recipe& r, const Quantized& q, const Exec& exec) {
+  if (std::string e = dequantize_error(r, q); !e.empty()) return Result<std::vector<float>>::failure(std::move(e));
+  return {dequantize_checked(r, q, exec), {}};
 }
 
 }  // namespace tcemu::quant

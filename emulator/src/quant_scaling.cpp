@@ -11,10 +11,15 @@
 
 namespace tcemu::quant {
 
+std::string fp8_format_error(Fmt f) {
+  if (f == Fmt::e4m3 || f == Fmt::e5m2) return {};
+  return "FP8 scaling needs e4m3 or e5m2, not " + std::string(info(f).name);
+}
+
 float fp8_max(Fmt f) {
   if (f == Fmt::e4m3) return 448.0f;
   if (f == Fmt::e5m2) return 57344.0f;
-  throw std::invalid_argument("FP8 scaling needs e4m3 or e5m2, not " + std::string(info(f).name));
+  throw std::invalid_argument(fp8_format_error(f));
 }
 
 float te_scale_from_amax(float amax, float max_fp8, bool pow2, float epsilon, float value_for_inf) {
@@ -74,12 +79,18 @@ BlockwiseFp8 fp8_blockwise(std::span<const float> x, size_t rows, size_t cols, F
   return fp8_blockwise(x, rows, cols, f, tile_128x128, pow2, epsilon, input, Exec{});
 }
 
+std::string fp8_blockwise_error(size_t n, size_t rows, size_t cols, Fmt f, Fmt input) {
+  if (input != Fmt::f32 && input != Fmt::bf16 && input != Fmt::f16)
+    return "blockwise FP8 input must be f32, bf16 or f16, not " + std::string(info(input).name);
+  if (n != rows * cols) return "tensor size does not match its shape";
+  return fp8_format_error(f);
+}
+
 BlockwiseFp8 fp8_blockwise(std::span<const float> x, size_t rows, size_t cols, Fmt f, bool tile_128x128, bool pow2,
                            float epsilon, Fmt input, const Exec& exec) {
-  if (input != Fmt::f32 && input != Fmt::bf16 && input != Fmt::f16)
-    throw std::invalid_argument("blockwise FP8 input must be f32, bf16 or f16, not " + std::string(info(input).name));
+  if (const std::string err = fp8_blockwise_error(x.size(), rows, cols, f, input); !err.empty())
+    throw std::invalid_argument(err);
   const float value_for_inf = code_to_f32(input, max_finite_code(input));
-  if (x.size() != rows * cols) throw std::invalid_argument("tensor size does not match its shape");
   BlockwiseFp8 q;
   q.fmt = f;
   q.grid = make_grid(rows, cols, tile_128x128 ? BlockAxis::tile2d : BlockAxis::rowwise, 128);
@@ -131,8 +142,12 @@ std::optional<Fp8Recipe> parse_fp8_recipe(std::string_view s) {
   return std::nullopt;
 }
 
+std::string delayed_scaling_options_error(const DelayedScalingOptions& o) {
+  return o.history_len == 0 ? "amax history length must be at least 1" : "";
+}
+
 DelayedScaling::DelayedScaling(const DelayedScalingOptions& o, bool backward) : o_(o) {
-  if (o.history_len == 0) throw std::invalid_argument("amax history length must be at least 1");
+  if (const std::string err = delayed_scaling_options_error(o); !err.empty()) throw std::invalid_argument(err);
   fmt_ = o.recipe == Fp8Recipe::e4m3 ? Fmt::e4m3
          : o.recipe == Fp8Recipe::e5m2 ? Fmt::e5m2
          : (backward ? Fmt::e5m2 : Fmt::e4m3);

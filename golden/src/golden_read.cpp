@@ -77,15 +77,8 @@ int hex_value(char ch) {
   return -1;
 }
 
-// An array: {"type", "shape", "order", "ld", "hex" | "npy"}.
-Array read_array(const json& j, const std::string& where, const std::string& dir) {
-  if (!j.is_object()) fail(where, "must be an object");
-  only_keys(j, where, {"type", "shape", "order", "ld", "hex", "npy"});
-  const std::string tname = need_string(j, "type", where);
-  std::optional<ElemType> t = parse_elem_type(tname);
-  if (!t) fail(where + ".type", "unknown element type '" + tname + "'");
-  Array a;
-  a.type = *t;
+// The "shape", "order" and "ld" of an array into a.
+void read_layout(Array& a, const json& j, const std::string& where) {
   const json& shape = need(j, "shape", where);
   if (!shape.is_array() || shape.empty() || shape.size() > 2) fail(where + ".shape", "must be [n] or [rows, cols]");
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -112,56 +105,76 @@ Array read_array(const json& j, const std::string& where, const std::string& dir
     if (ld > kMaxDim) fail(where + ".ld", std::to_string(ld) + " is larger than 2^31");
     a.ld = static_cast<size_t>(ld);
   }
+}
+
+// "hex": n codes of a.type, hex_digits each, into a.raw.
+void read_hex_codes(Array& a, const json& j, const std::string& where, size_t n) {
+  const size_t bytes = static_cast<size_t>(a.type.bytes);
+  const json& h = j["hex"];
+  if (!h.is_string()) fail(where + ".hex", "must be a string");
+  const std::string& s = h.get_ref<const std::string&>();
+  const size_t w = static_cast<size_t>(a.type.hex_digits);
+  if (s.size() != n * w)
+    fail(where + ".hex", std::to_string(s.size()) + " hex digits, expected " + std::to_string(n * w) + " (" +
+                             std::to_string(n) + " " + a.type.name + " codes of " + std::to_string(w) + " digits)");
+  a.raw.assign(n * bytes, 0);
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t v = 0;
+    for (size_t k = 0; k < w; ++k) {
+      const int d = hex_value(s[i * w + k]);
+      if (d < 0) fail(where + ".hex", "character " + std::to_string(i * w + k) + " is not a hex digit");
+      v = (v << 4) | static_cast<uint64_t>(d);
+    }
+    if (!code_in_range(a.type, v))
+      fail(where + ".hex", "code " + std::to_string(i) + " (0x" + s.substr(i * w, w) + ") is out of range for " +
+                               a.type.name);
+    std::memcpy(a.raw.data() + i * bytes, &v, bytes);
+  }
+}
+
+// "npy": a file next to the golden file, n codes of a.type, into a.raw.
+void read_npy_codes(Array& a, const json& j, const std::string& where, const std::string& dir, size_t n) {
+  const size_t bytes = static_cast<size_t>(a.type.bytes);
+  const json& p = j["npy"];
+  if (!p.is_string()) fail(where + ".npy", "must be a file name");
+  a.npy = p.get<std::string>();
+  io::NpyArray arr;
+  try {
+    arr = io::read_npy((std::filesystem::path(dir) / a.npy).string());
+  } catch (const io::NpyError& e) {
+    fail(where + ".npy", e.what());
+  }
+  if (arr.item_size() != bytes)
+    fail(where + ".npy", "dtype '" + arr.descr + "' has " + std::to_string(arr.item_size()) + "-byte items; " +
+                             a.type.name + " needs " + std::to_string(bytes));
+  if (arr.count() != n)
+    fail(where + ".npy", "holds " + std::to_string(arr.count()) + " elements, the shape and ld need " + std::to_string(n));
+  a.raw = std::move(arr.data);
+  if (a.type.bits < 8 * a.type.bytes)  // full-width types hold only valid codes
+    for (size_t i = 0; i < n; ++i)
+      if (!code_in_range(a.type, a.at_storage(i)))
+        fail(where + ".npy", "element " + std::to_string(i) + " is out of range for " + a.type.name);
+}
+
+// An array: {"type", "shape", "order", "ld", "hex" | "npy"}.
+Array read_array(const json& j, const std::string& where, const std::string& dir) {
+  if (!j.is_object()) fail(where, "must be an object");
+  only_keys(j, where, {"type", "shape", "order", "ld", "hex", "npy"});
+  const std::string tname = need_string(j, "type", where);
+  std::optional<ElemType> t = parse_elem_type(tname);
+  if (!t) fail(where + ".type", "unknown element type '" + tname + "'");
+  Array a;
+  a.type = *t;
+  read_layout(a, j, where);
   // Both factors are at most 2^31, so the product cannot wrap; the cap keeps hex digits and
   // bytes (x 16 at most) in range and refuses arrays no golden file holds.
   const size_t n = a.storage_count();
   if (n > kMaxElements)
     fail(where, "the shape and ld need " + std::to_string(n) + " elements in storage, more than 2^40");
-  const size_t bytes = static_cast<size_t>(a.type.bytes);
   const bool has_hex = j.contains("hex"), has_npy = j.contains("npy");
   if (has_hex == has_npy) fail(where, "needs exactly one of \"hex\" and \"npy\"");
-  if (has_hex) {
-    const json& h = j["hex"];
-    if (!h.is_string()) fail(where + ".hex", "must be a string");
-    const std::string& s = h.get_ref<const std::string&>();
-    const size_t w = static_cast<size_t>(a.type.hex_digits);
-    if (s.size() != n * w)
-      fail(where + ".hex", std::to_string(s.size()) + " hex digits, expected " + std::to_string(n * w) + " (" +
-                               std::to_string(n) + " " + a.type.name + " codes of " + std::to_string(w) + " digits)");
-    a.raw.assign(n * bytes, 0);
-    for (size_t i = 0; i < n; ++i) {
-      uint64_t v = 0;
-      for (size_t k = 0; k < w; ++k) {
-        const int d = hex_value(s[i * w + k]);
-        if (d < 0) fail(where + ".hex", "character " + std::to_string(i * w + k) + " is not a hex digit");
-        v = (v << 4) | static_cast<uint64_t>(d);
-      }
-      if (!code_in_range(a.type, v))
-        fail(where + ".hex", "code " + std::to_string(i) + " (0x" + s.substr(i * w, w) + ") is out of range for " +
-                                 a.type.name);
-      std::memcpy(a.raw.data() + i * bytes, &v, bytes);
-    }
-  } else {
-    const json& p = j["npy"];
-    if (!p.is_string()) fail(where + ".npy", "must be a file name");
-    a.npy = p.get<std::string>();
-    io::NpyArray arr;
-    try {
-      arr = io::read_npy((std::filesystem::path(dir) / a.npy).string());
-    } catch (const io::NpyError& e) {
-      fail(where + ".npy", e.what());
-    }
-    if (arr.item_size() != bytes)
-      fail(where + ".npy", "dtype '" + arr.descr + "' has " + std::to_string(arr.item_size()) + "-byte items; " +
-                               a.type.name + " needs " + std::to_string(bytes));
-    if (arr.count() != n)
-      fail(where + ".npy", "holds " + std::to_string(arr.count()) + " elements, the shape and ld need " + std::to_string(n));
-    a.raw = std::move(arr.data);
-    if (a.type.bits < 8 * a.type.bytes)  // full-width types hold only valid codes
-      for (size_t i = 0; i < n; ++i)
-      if (!code_in_range(a.type, a.at_storage(i)))
-        fail(where + ".npy", "element " + std::to_string(i) + " is out of range for " + a.type.name);
-  }
+  if (has_hex) read_hex_codes(a, j, where, n);
+  else read_npy_codes(a, j, where, dir, n);
   return a;
 }
 

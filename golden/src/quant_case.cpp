@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstdio>
 #include <stdexcept>
+#include <utility>
 
 namespace tcemu::golden {
 namespace {
@@ -359,11 +360,9 @@ Quantized run_recipe(const Recipe& r0, const Array& x, const std::vector<uint32_
   const std::vector<float> v = quant_input_values(x);
   Recipe r = r0;
   r.input = *x.type.fmt;  // TE picks kernels by the input's format
-  try {
-    return quantize(r, v, x.rows, x.cols, rbits);
-  } catch (const std::invalid_argument& e) {
-    throw GoldenError("case " + name + ": recipe '" + r.name + "' refuses the input: " + e.what());
-  }
+  Result<Quantized> q = quantize(r, v, x.rows, x.cols, rbits);
+  if (!q.ok()) throw GoldenError("case " + name + ": recipe '" + r.name + "' refuses the input: " + q.error);
+  return std::move(q.value);
 }
 }  // namespace
 

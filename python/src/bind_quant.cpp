@@ -90,24 +90,25 @@ PyQuantized quantize(const py::array_t<float>& x, size_t rows, size_t cols, cons
     throw py::value_error("rbits: recipe '" + recipe + "' rounds to nearest and takes no random bits");
   }
   std::span<const float> xs(x.data(), n);
-  try {
+  Result<Quantized> res;
+  {
     py::gil_scoped_release nogil;
-    out.q = quant::quantize(out.recipe, xs, rows, cols, rb, exec);
-  } catch (const std::invalid_argument& e) {
-    throw py::value_error(std::string("recipe: ") + e.what());
+    res = quant::quantize(out.recipe, xs, rows, cols, rb, exec);
   }
+  if (!res.ok()) throw py::value_error("recipe: " + res.error);
+  out.q = std::move(res.value);
   return out;
 }
 
 py::array_t<float> dequantize(const PyQuantized& q, int threads) {
   const Exec exec = exec_of(threads);
-  std::vector<float> v;
-  try {
+  Result<std::vector<float>> res;
+  {
     py::gil_scoped_release nogil;
-    v = quant::dequantize(q.recipe, q.q, exec);
-  } catch (const std::invalid_argument& e) {
-    throw py::value_error(std::string("dequantize: ") + e.what());
+    res = quant::dequantize(q.recipe, q.q, exec);
   }
+  if (!res.ok()) throw py::value_error("dequantize: " + res.error);
+  const std::vector<float>& v = res.value;
   py::array_t<float> out({static_cast<py::ssize_t>(q.q.rows), static_cast<py::ssize_t>(q.q.cols)});
   std::copy(v.begin(), v.end(), out.mutable_data());
   return out;
@@ -173,6 +174,7 @@ void init_quant(py::module_& m) {
              o.growth_factor = growth_factor;
              o.backoff_factor = backoff_factor;
              o.growth_interval = growth_interval;
+             if (std::string err = grad_scaler_options_error(o); !err.empty()) throw py::value_error(err);
              return GradScaler(o);
            }),
            py::arg("init_scale") = 65536.0f, py::arg("growth_factor") = 2.0, py::arg("backoff_factor") = 0.5,
@@ -188,6 +190,7 @@ void init_quant(py::module_& m) {
       })
       .def("_unscale_codes", [](const GradScaler& s, py::array_t<uint16_t> g, const std::string& fmt) {
         const Fmt f = format_of(fmt, "fmt");
+        if (std::string err = GradScaler::unscale_codes_error(f); !err.empty()) throw py::value_error(err);
         std::span<uint16_t> sp(g.mutable_data(), static_cast<size_t>(g.size()));
         py::gil_scoped_release nogil;
         return s.unscale_codes(sp, f);
@@ -203,6 +206,7 @@ void init_quant(py::module_& m) {
              o.backoff_factor = backoff_factor;
              o.growth_interval = growth_interval;
              o.hysteresis = hysteresis;
+             if (std::string err = megatron_scaler_options_error(o); !err.empty()) throw py::value_error(err);
              return MegatronDynamicScaler(o);
            }),
            py::arg("initial_scale") = 4294967296.0f, py::arg("min_scale") = 1.0f, py::arg("growth_factor") = 2.0f,

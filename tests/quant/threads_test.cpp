@@ -113,16 +113,16 @@ TEST(QuantThreads, EveryRecipeEveryThreadCountGivesTheOneThreadBits) {
       const std::string what = c.r.name + " " + std::to_string(s.rows) + "x" + std::to_string(s.cols);
       const std::vector<float> x = make_input(s, s.rows * 7919 + s.cols);
       const std::vector<uint32_t> rb = make_rbits(random_words_needed(c.r, x.size()), s.cols);
-      const Quantized one = quantize(c.r, x, s.rows, s.cols, rb, Exec{1});
-      const std::vector<uint32_t> deq_one = bits(dequantize(c.r, one, Exec{1}));
+      const Quantized one = quantize(c.r, x, s.rows, s.cols, rb, Exec{1}).value;
+      const std::vector<uint32_t> deq_one = bits(dequantize(c.r, one, Exec{1}).value);
       ASSERT_EQ(one.codes.size(), x.size()) << what;
       for (int t : {2, 3, 7}) {
-        const Quantized q = quantize(c.r, x, s.rows, s.cols, rb, Exec{t});
+        const Quantized q = quantize(c.r, x, s.rows, s.cols, rb, Exec{t}).value;
         expect_same(one, q, what + " with " + std::to_string(t) + " threads");
-        EXPECT_EQ(deq_one, bits(dequantize(c.r, one, Exec{t}))) << what << ": dequantized with " << t << " threads";
+        EXPECT_EQ(deq_one, bits(dequantize(c.r, one, Exec{t}).value)) << what << ": dequantized with " << t << " threads";
       }
-      expect_same(one, quantize(c.r, x, s.rows, s.cols, rb), what + " (plain call)");
-      EXPECT_EQ(deq_one, bits(dequantize(c.r, one))) << what << ": dequantized (plain call)";
+      expect_same(one, quantize(c.r, x, s.rows, s.cols, rb).value, what + " (plain call)");
+      EXPECT_EQ(deq_one, bits(dequantize(c.r, one).value)) << what << ": dequantized (plain call)";
     }
   }
 }
@@ -137,7 +137,7 @@ TEST(QuantThreads, OneThreadEqualsBlockByBlockScalarSteps) {
                               std::pair{"mx", BlockAxis::tile2d}}) {
       Recipe r = *find_recipe(name);
       r.mx.axis = axis;
-      const Quantized q = quantize(r, x, s.rows, s.cols, {}, Exec{1});
+      const Quantized q = quantize(r, x, s.rows, s.cols, {}, Exec{1}).value;
       const BlockGrid g = make_grid(s.rows, s.cols, axis, 32);
       const AmaxNan pol = r.mx.scale == MxScaleMode::rceil_sat ? AmaxNan::ignore : AmaxNan::propagate;
       size_t bad = 0;
@@ -159,7 +159,7 @@ TEST(QuantThreads, OneThreadEqualsBlockByBlockScalarSteps) {
     // Blockwise FP8, 1x128 and 128x128 (fmaxf amax: NaN ignored).
     for (const char* name : {"fp8-block1x128", "fp8-block128x128"}) {
       const Recipe r = *find_recipe(name);
-      const Quantized q = quantize(r, x, s.rows, s.cols, {}, Exec{1});
+      const Quantized q = quantize(r, x, s.rows, s.cols, {}, Exec{1}).value;
       const BlockGrid g = make_grid(s.rows, s.cols, r.tile128 ? BlockAxis::tile2d : BlockAxis::rowwise, 128);
       size_t bad = 0;
       for (size_t br = 0; br < g.scale_rows(); ++br)
@@ -180,7 +180,7 @@ TEST(QuantThreads, OneThreadEqualsBlockByBlockScalarSteps) {
     // NVFP4 as TE (1x16): S_enc from the tensor amax (NaN ignored), then each block.
     {
       const Recipe r = *find_recipe("nvfp4");
-      const Quantized q = quantize(r, x, s.rows, s.cols, {}, Exec{1});
+      const Quantized q = quantize(r, x, s.rows, s.cols, {}, Exec{1}).value;
       const float s_enc = nvfp4_te_encode_scale(mx_amax(x, AmaxNan::ignore));
       EXPECT_EQ(std::bit_cast<uint32_t>(q.global_scale), std::bit_cast<uint32_t>(s_enc)) << shape;
       tcemu::ConvertOptions sat;

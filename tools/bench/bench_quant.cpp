@@ -31,7 +31,7 @@ void Quantize(benchmark::State& state, const char* recipe) {
   const std::vector<float>& x = input();
   const tcemu::Exec exec{static_cast<int>(state.range(0))};
   for (auto _ : state) {
-    tcemu::quant::Quantized q = tcemu::quant::quantize(r, x, kDim, kDim, {}, exec);
+    tcemu::quant::Quantized q = tcemu::quant::quantize(r, x, kDim, kDim, {}, exec).value;
     benchmark::DoNotOptimize(q.codes.data());
   }
   state.counters["elem/s"] = benchmark::Counter(static_cast<double>(x.size()) * static_cast<double>(state.iterations()),
@@ -41,10 +41,10 @@ void Quantize(benchmark::State& state, const char* recipe) {
 void Dequantize(benchmark::State& state, const char* recipe) {
   const tcemu::quant::Recipe r = *tcemu::quant::find_recipe(recipe);
   const std::vector<float>& x = input();
-  const tcemu::quant::Quantized q = tcemu::quant::quantize(r, x, kDim, kDim, {}, tcemu::Exec{});
+  const tcemu::quant::Quantized q = tcemu::quant::quantize(r, x, kDim, kDim, {}, tcemu::Exec{}).value;
   const tcemu::Exec exec{static_cast<int>(state.range(0))};
   for (auto _ : state) {
-    std::vector<float> d = tcemu::quant::dequantize(r, q, exec);
+    std::vector<float> d = tcemu::quant::dequantize(r, q, exec).value;
     benchmark::DoNotOptimize(d.data());
   }
   state.counters["elem/s"] = benchmark::Counter(static_cast<double>(x.size()) * static_cast<double>(state.iterations()),

@@ -58,29 +58,34 @@ std::vector<std::string_view> words(std::string_view line) {
   return out;
 }
 
-std::optional<DecimalValue> parse_decimal(std::string_view s) {
-  using boost::multiprecision::cpp_int;
-  DecimalValue v;
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) { v.sign = s[0] == '-'; s.remove_prefix(1); }
-  if (s.size() <= 8) {
-    std::string low;
-    for (char c : s) low.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-    if (low == "nan") { v.kind = DecimalValue::nan; return v; }
-    if (low == "inf" || low == "infinity") { v.kind = DecimalValue::inf; return v; }
-  }
-  // digits[.digits][e[+-]digits]. At most kMaxDigits significant digits enter the integer n;
-  // later ones count only as zero or nonzero (sticky). Every boundary that rounding to a
-  // format of tcemu (f64 and narrower) can meet is m * 2^k with m < 2^65 and k >= -1100, whose
+namespace {
+
+using boost::multiprecision::cpp_int;
+
+// The digits of a decimal number: value = n * 10^scale, plus a nonzero digit beyond the ones
+// kept when `tail`; sig_digits counts the digits of n.
+struct DecimalDigits {
+  cpp_int n = 0;
+  long sig_digits = 0;
+  bool tail = false;
+  long scale = 0;
+};
+
+// digits[.digits][e[+-]digits], the whole of s; nullopt for anything else.
+std::optional<DecimalDigits> read_digits(std::string_view s) {
+  // At most kMaxDigits significant digits enter the integer n; later ones count only as zero
+  // or nonzero (sticky). Every boundary that rounding to a format of tcemu (f64 and narrower) can meet is m * 2^k with m < 2^65 and k >= -1100, whose
   // decimal expansion has fewer than 800 significant digits; a value cut after 1200 digits
   // lies between the same two such boundaries as the whole value, so the result is exact and
   // the time linear in the length of the line. Digits are gathered 18 at a time.
   constexpr long kMaxDigits = 1200;
-  cpp_int n = 0;
+  DecimalDigits out;
+  cpp_int& n = out.n;
   uint64_t chunk = 0;
   int chunk_len = 0;
-  long sig_digits = 0;
-  bool tail = false;  // a nonzero digit beyond kMaxDigits
-  long scale = 0;     // value = n * 10^scale (+ the tail)
+  long& sig_digits = out.sig_digits;
+  bool& tail = out.tail;
+  long& scale = out.scale;
   auto flush = [&] {
     static constexpr uint64_t kPow10[19] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
                                             100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
@@ -139,7 +144,13 @@ std::optional<DecimalValue> parse_decimal(std::string_view s) {
     scale += eneg ? -e : e;
   }
   if (i != s.size()) return std::nullopt;
-  if (n == 0) return v;
+  return out;
+}
+
+// The binary value of d (n != 0) into v: 64 significant bits, the exponent and sticky.
+void to_binary(const DecimalDigits& d, DecimalValue& v) {
+  const cpp_int& n = d.n;
+  const long sig_digits = d.sig_digits, scale = d.scale;
   // n has sig_digits digits: the value lies in [10^(sig_digits-1+scale), 10^(sig_digits+scale)).
   // Beyond 10^400 every format overflows, below 10^-400 every one underflows (f64 spans
   // 4.9e-324 to 1.8e308): stand-ins of the same side (2^+-1400, with sticky) round the same.
@@ -147,7 +158,7 @@ std::optional<DecimalValue> parse_decimal(std::string_view s) {
     v.sig = uint64_t{1} << 63;
     v.exp = sig_digits + scale > 0 ? 1400 : -1400;
     v.sticky = true;
-    return v;
+    return;
   }
   // Exact binary scaling to at least 64 significant bits, remainder into sticky.
   cpp_int num = n, den = 1;
@@ -159,11 +170,28 @@ std::optional<DecimalValue> parse_decimal(std::string_view s) {
   if (shift >= 0) divide_qr(cpp_int(num << shift), den, q, r);
   else divide_qr(num, cpp_int(den << -shift), q, r);
   int exp = static_cast<int>(-shift);
-  bool sticky = r != 0 || tail;
+  bool sticky = r != 0 || d.tail;
   while (msb(q) >= 64) { if (bit_test(q, 0)) sticky = true; q >>= 1; ++exp; }
   v.sig = static_cast<uint64_t>(q);
   v.exp = exp;
   v.sticky = sticky;
+}
+
+}  // namespace
+
+std::optional<DecimalValue> parse_decimal(std::string_view s) {
+  DecimalValue v;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) { v.sign = s[0] == '-'; s.remove_prefix(1); }
+  if (s.size() <= 8) {
+    std::string low;
+    for (char c : s) low.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    if (low == "nan") { v.kind = DecimalValue::nan; return v; }
+    if (low == "inf" || low == "infinity") { v.kind = DecimalValue::inf; return v; }
+  }
+  const std::optional<DecimalDigits> d = read_digits(s);
+  if (!d) return std::nullopt;
+  if (d->n == 0) return v;
+  to_binary(*d, v);
   return v;
 }
 

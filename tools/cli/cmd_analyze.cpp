@@ -102,8 +102,12 @@ Stats analyze_format(const std::vector<float>& x, Fmt f) {
 }
 
 Stats analyze_recipe(const QuantInput& in, const Recipe& r) {
-  const Quantized q = quantize(r, in.values, in.rows, in.cols);
-  const std::vector<float> d = dequantize(r, q);
+  const Result<Quantized> qr = quantize(r, in.values, in.rows, in.cols);
+  if (!qr.ok()) throw InputError(qr.error);
+  const Quantized& q = qr.value;
+  const Result<std::vector<float>> dr = dequantize(r, q);
+  if (!dr.ok()) throw InputError(dr.error);
+  const std::vector<float>& d = dr.value;
   const uint64_t maxc = r.kind == RecipeKind::mx && r.mx.elem == Fmt::s8 ? 0x7F : max_finite_code(q.elem);
   return piecewise(in.values.size(), r.name, [&](size_t i, Stats& s) {
     const float v = in.values[i];

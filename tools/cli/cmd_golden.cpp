@@ -108,6 +108,105 @@ void check_sizes(const GenArgs& g) {
                      " is not a shape of 1 to 2^30 elements");
 }
 
+// The steps of `golden gen`, one per kind of case; each handles one seed (run_gen loops).
+void add_quantize_cases(const GenArgs& g, uint64_t seed, GoldenFile& file) {
+  QuantizeGenRequest q;
+  const std::optional<tcemu::quant::Recipe> r = tcemu::quant::find_recipe(g.recipe);
+  if (!r) throw InputError("--recipe: unknown recipe (tcemu quantize --list shows them)");
+  q.recipe = *r;
+  q.rows = g.rows;
+  q.cols = g.cols;
+  q.scale = g.scale;
+  q.seed = seed;
+  for (Dist d : dists_arg(g.dist, "--dist")) {
+    q.dist = d;
+    file.cases.push_back(generate_quantize(q));
+  }
+}
+
+// Instruction cases are only requested here; run_gen generates them together, in parallel.
+// `compute`, when set, computes D instead of the CPU emulator (--device cuda).
+void add_mma_requests(const GenArgs& g, uint64_t seed, const MmaGenRequest::Compute& compute,
+                      std::vector<MmaGenRequest>& mma_requests) {
+  if (g.arch.empty()) throw InputError("golden gen: --instr needs --arch (sm_90a, sm_100a, ...)");
+  MmaGenRequest q;
+  q.arch = g.arch;
+  q.ptx = g.instr;
+  q.atype = opt_fmt(g.atype);
+  q.btype = opt_fmt(g.btype);
+  q.stype = opt_fmt(g.stype);
+  if (!g.dtype.empty()) {
+    q.dtype = parse_acc_type(g.dtype);
+    if (!q.dtype) throw InputError("--dtype: must be f16, f32 or s32");
+  }
+  q.M = g.M;
+  q.N = g.N;
+  q.K = g.K;
+  q.tile_m = g.tile_m;
+  q.tile_n = g.tile_n;
+  q.scale = g.scale;
+  q.seed = seed;
+  q.a_col = order_arg(g.order_a, "--order-a");
+  q.b_col = order_arg(g.order_b, "--order-b");
+  q.c_col = order_arg(g.order_c, "--order-c");
+  q.d_col = order_arg(g.order_d, "--order-d");
+  q.options.promote_every = g.promote_every;
+  q.options.negate_a = g.negate_a;
+  q.options.negate_b = g.negate_b;
+  q.options.scale_d = !g.no_scale_d;
+  q.options.scale_input_d = g.scale_input_d;
+  q.compute = compute;
+  InstrLookup lk = find_instruction(q.arch, q.ptx, q.atype, q.btype, q.dtype, q.stype);
+  if (!lk.entry) throw InputError(lookup_error_with_suggestions(lk, q.arch, q.ptx));
+  const std::vector<ScaleDist> scale_list =
+      lk.entry->scale_type ? scales_arg(g.scales) : std::vector<ScaleDist>{ScaleDist::mixed};
+  for (Dist d : dists_arg(g.dist, "--dist"))
+    for (ScaleDist s : scale_list) {
+      q.dist_a = g.dist_a.empty() ? d : dists_arg(g.dist_a, "--dist-a")[0];
+      q.dist_b = g.dist_b.empty() ? d : dists_arg(g.dist_b, "--dist-b")[0];
+      q.dist_c = g.dist_c.empty() ? d : dists_arg(g.dist_c, "--dist-c")[0];
+      q.scales = s;
+      mma_requests.push_back(q);
+    }
+}
+
+void add_cvt_cases(const GenArgs& g, uint64_t seed, GoldenFile& file) {
+  CvtGenRequest q;
+  q.ptx = g.cvt;
+  if (g.rs_map == "ptx_doc") q.rs_map = RsBitMap::ptx_doc;
+  else if (g.rs_map == "flashinfer_hw") q.rs_map = RsBitMap::flashinfer_hw;
+  else throw InputError("--rs-map: must be ptx_doc or flashinfer_hw");
+  q.count = g.count;
+  q.scale = g.scale;
+  q.seed = seed;
+  for (Dist d : dists_arg(g.dist, "--dist")) {
+    q.dist = d;
+    file.cases.push_back(generate_cvt(q));
+  }
+}
+
+void add_convert_cases(const GenArgs& g, uint64_t seed, GoldenFile& file) {
+  if (g.to.empty()) throw InputError("golden gen: --from needs --to");
+  ConvertGenRequest q;
+  q.from = format_arg(g.from);
+  q.to = format_arg(g.to);
+  q.convention = g.convention;
+  if (!g.round.empty()) {
+    q.request.round = parse_round(g.round);
+    if (!q.request.round) throw InputError("--round: unknown rounding '" + g.round + "'");
+  }
+  if (g.satfinite) q.request.satfinite = true;
+  if (g.relu) q.request.relu = true;
+  if (g.ftz) q.request.ftz = true;
+  q.count = g.count;
+  q.scale = g.scale;
+  q.seed = seed;
+  for (Dist d : dists_arg(g.dist, "--dist")) {
+    q.dist = d;
+    file.cases.push_back(generate_convert(q));
+  }
+}
+
 int run_gen(const GenArgs& g) {
   check_sizes(g);
   GoldenFile file;
@@ -119,101 +218,19 @@ int run_gen(const GenArgs& g) {
   if (const auto asked = parse_device(g.device); asked && asked->kind == DeviceSpec::Kind::cuda && g.instr.empty())
     throw InputError("--device " + to_string(*asked) + ": only MMA cases (--instr) are computed on a GPU");
   const DeviceSpec dev = device_arg(g.device);
-  auto gpu_lock = std::make_shared<std::mutex>();
+  MmaGenRequest::Compute compute;
+  if (dev.kind == DeviceSpec::Kind::cuda)
+    compute = [gpu_lock = std::make_shared<std::mutex>(), index = dev.index](const InstrEntry& e, const MmaProblem& p,
+                                                                            const MmaOptions& o) {
+      const std::lock_guard<std::mutex> hold(*gpu_lock);
+      return mma_cuda(e, p, o, index);
+    };
   for (int i = 0; i < g.cases; ++i) {
     const uint64_t seed = g.seed + static_cast<uint64_t>(i);
-    if (!g.recipe.empty()) {
-      QuantizeGenRequest q;
-      const std::optional<tcemu::quant::Recipe> r = tcemu::quant::find_recipe(g.recipe);
-      if (!r) throw InputError("--recipe: unknown recipe (tcemu quantize --list shows them)");
-      q.recipe = *r;
-      q.rows = g.rows;
-      q.cols = g.cols;
-      q.scale = g.scale;
-      q.seed = seed;
-      for (Dist d : dists_arg(g.dist, "--dist")) {
-        q.dist = d;
-        file.cases.push_back(generate_quantize(q));
-      }
-    } else if (!g.instr.empty()) {
-      if (g.arch.empty()) throw InputError("golden gen: --instr needs --arch (sm_90a, sm_100a, ...)");
-      MmaGenRequest q;
-      q.arch = g.arch;
-      q.ptx = g.instr;
-      q.atype = opt_fmt(g.atype);
-      q.btype = opt_fmt(g.btype);
-      q.stype = opt_fmt(g.stype);
-      if (!g.dtype.empty()) {
-        q.dtype = parse_acc_type(g.dtype);
-        if (!q.dtype) throw InputError("--dtype: must be f16, f32 or s32");
-      }
-      q.M = g.M;
-      q.N = g.N;
-      q.K = g.K;
-      q.tile_m = g.tile_m;
-      q.tile_n = g.tile_n;
-      q.scale = g.scale;
-      q.seed = seed;
-      q.a_col = order_arg(g.order_a, "--order-a");
-      q.b_col = order_arg(g.order_b, "--order-b");
-      q.c_col = order_arg(g.order_c, "--order-c");
-      q.d_col = order_arg(g.order_d, "--order-d");
-      q.options.promote_every = g.promote_every;
-      q.options.negate_a = g.negate_a;
-      q.options.negate_b = g.negate_b;
-      q.options.scale_d = !g.no_scale_d;
-      q.options.scale_input_d = g.scale_input_d;
-      if (dev.kind == DeviceSpec::Kind::cuda)
-        q.compute = [gpu_lock, index = dev.index](const InstrEntry& e, const MmaProblem& p, const MmaOptions& o) {
-          const std::lock_guard<std::mutex> hold(*gpu_lock);
-          return mma_cuda(e, p, o, index);
-        };
-      InstrLookup lk = find_instruction(q.arch, q.ptx, q.atype, q.btype, q.dtype, q.stype);
-      if (!lk.entry) throw InputError(lookup_error_with_suggestions(lk, q.arch, q.ptx));
-      const std::vector<ScaleDist> scale_list =
-          lk.entry->scale_type ? scales_arg(g.scales) : std::vector<ScaleDist>{ScaleDist::mixed};
-      for (Dist d : dists_arg(g.dist, "--dist"))
-        for (ScaleDist s : scale_list) {
-          q.dist_a = g.dist_a.empty() ? d : dists_arg(g.dist_a, "--dist-a")[0];
-          q.dist_b = g.dist_b.empty() ? d : dists_arg(g.dist_b, "--dist-b")[0];
-          q.dist_c = g.dist_c.empty() ? d : dists_arg(g.dist_c, "--dist-c")[0];
-          q.scales = s;
-          mma_requests.push_back(q);
-        }
-    } else if (!g.cvt.empty()) {
-      CvtGenRequest q;
-      q.ptx = g.cvt;
-      if (g.rs_map == "ptx_doc") q.rs_map = RsBitMap::ptx_doc;
-      else if (g.rs_map == "flashinfer_hw") q.rs_map = RsBitMap::flashinfer_hw;
-      else throw InputError("--rs-map: must be ptx_doc or flashinfer_hw");
-      q.count = g.count;
-      q.scale = g.scale;
-      q.seed = seed;
-      for (Dist d : dists_arg(g.dist, "--dist")) {
-        q.dist = d;
-        file.cases.push_back(generate_cvt(q));
-      }
-    } else {
-      if (g.to.empty()) throw InputError("golden gen: --from needs --to");
-      ConvertGenRequest q;
-      q.from = format_arg(g.from);
-      q.to = format_arg(g.to);
-      q.convention = g.convention;
-      if (!g.round.empty()) {
-        q.request.round = parse_round(g.round);
-        if (!q.request.round) throw InputError("--round: unknown rounding '" + g.round + "'");
-      }
-      if (g.satfinite) q.request.satfinite = true;
-      if (g.relu) q.request.relu = true;
-      if (g.ftz) q.request.ftz = true;
-      q.count = g.count;
-      q.scale = g.scale;
-      q.seed = seed;
-      for (Dist d : dists_arg(g.dist, "--dist")) {
-        q.dist = d;
-        file.cases.push_back(generate_convert(q));
-      }
-    }
+    if (!g.recipe.empty()) add_quantize_cases(g, seed, file);
+    else if (!g.instr.empty()) add_mma_requests(g, seed, compute, mma_requests);
+    else if (!g.cvt.empty()) add_cvt_cases(g, seed, file);
+    else add_convert_cases(g, seed, file);
   }
   for (Case& c : generate_mma_cases(mma_requests)) file.cases.push_back(std::move(c));
   write_golden(g.out, file, g.npy_threshold);

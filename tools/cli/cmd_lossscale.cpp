@@ -86,6 +86,7 @@ int run_lossscale(const LossArgs& a) {
     o.backoff_factor = static_cast<float>(a.backoff);
     if (a.interval > 0) o.growth_interval = a.interval;
     o.hysteresis = a.hysteresis;
+    if (std::string err = megatron_scaler_options_error(o); !err.empty()) throw InputError(err);
     MegatronDynamicScaler s(o);
     std::cout << "step\tfound_inf\tscale\tgrowth_tracker\thysteresis_tracker\n";
     std::cout << "0\t-\t" << show(s.scale()) << "\t" << s.growth_tracker() << "\t" << s.hysteresis_tracker() << "\n";
@@ -101,6 +102,7 @@ int run_lossscale(const LossArgs& a) {
   o.growth_factor = a.growth;
   o.backoff_factor = a.backoff;
   if (a.interval > 0) o.growth_interval = a.interval;
+  if (std::string err = grad_scaler_options_error(o); !err.empty()) throw InputError(err);
   GradScaler s(o);
   std::cout << "step\tfound_inf\tscale\tgrowth_tracker\n";
   std::cout << "0\t-\t" << show(s.scale()) << "\t" << s.growth_tracker() << "\n";
@@ -125,13 +127,7 @@ void add_lossscale_command(CLI::App& app, Runner& run) {
   cmd->add_option("--min-scale", a->min_scale, "Megatron minimum scale (1)");
   cmd->add_option("--grads", a->grads, "gradient .npy files, one step each (default: flags on stdin)");
   cmd->callback([&run, a] {
-    run = [a] {
-      try {
-        return run_lossscale(*a);
-      } catch (const std::invalid_argument& e) {
-        throw InputError(e.what());
-      }
-    };
+    run = [a] { return run_lossscale(*a); };
   });
 }
 

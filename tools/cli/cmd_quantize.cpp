@@ -58,88 +58,106 @@ void add_recipe_options(CLI::App* cmd, QuantArgs& a) {
   cmd->add_flag("--list", a.list, "list the recipes");
 }
 
-Recipe resolve_recipe(const QuantArgs& a) {
-  if (a.recipe.empty()) throw InputError("--recipe NAME is required (--list shows the names)");
-  auto r = find_recipe(a.recipe);
-  if (!r) throw InputError("unknown recipe '" + a.recipe + "' (--list shows the names)");
-  auto need = [&](RecipeKind k, const char* opt) {
-    if (r->kind != k) throw InputError(std::string(opt) + " does not apply to recipe '" + a.recipe + "'");
-  };
+// A recipe option that applies to recipes of kind k only: InputError for another recipe.
+void need(const QuantArgs& a, const Recipe& r, RecipeKind k, const char* opt) {
+  if (r.kind != k) throw InputError(std::string(opt) + " does not apply to recipe '" + a.recipe + "'");
+}
+
+// --elem, --scale, --block, --axis (MX recipes).
+void apply_mx_layout(const QuantArgs& a, Recipe& r) {
   if (!a.elem.empty()) {
-    need(RecipeKind::mx, "--elem");
+    need(a, r, RecipeKind::mx, "--elem");
     auto f = parse_format(a.elem);
     if (!f || !mx_supported(*f)) throw InputError("--elem must be e4m3, e5m2, e3m2, e2m3, e2m1 or s8, not '" + a.elem + "'");
-    r->mx.elem = *f;
+    r.mx.elem = *f;
   }
   if (!a.scale.empty()) {
-    need(RecipeKind::mx, "--scale");
+    need(a, r, RecipeKind::mx, "--scale");
     auto m = parse_mx_scale_mode(a.scale);
     if (!m) throw InputError("--scale must be floor, rceil-sat, rceil, rceil-legacy, ceil or even, not '" + a.scale + "'");
-    r->mx.scale = *m;
+    r.mx.scale = *m;
   }
   if (a.block) {
-    need(RecipeKind::mx, "--block");
-    r->mx.block = a.block;
+    need(a, r, RecipeKind::mx, "--block");
+    r.mx.block = a.block;
   }
   if (!a.axis.empty()) {
-    need(RecipeKind::mx, "--axis");
+    need(a, r, RecipeKind::mx, "--axis");
     auto ax = parse_block_axis(a.axis);
     if (!ax) throw InputError("--axis must be row, col or 2d, not '" + a.axis + "'");
-    r->mx.axis = *ax;
+    r.mx.axis = *ax;
   }
+}
+
+// --round: the element rounding each kind of recipe allows.
+void apply_round(const QuantArgs& a, Recipe& r) {
   if (!a.round.empty()) {
     auto rd = parse_round(a.round);
     if (!rd) throw InputError("unknown rounding '" + a.round + "'");
-    if (r->kind == RecipeKind::mx) {
+    if (r.kind == RecipeKind::mx) {
       if (*rd != Round::rn && *rd != Round::rna && *rd != Round::rz && *rd != Round::rs)
         throw InputError("MX element rounding is rn, rna, rz or rs");
-      r->mx.round = *rd;
-    } else if (r->kind == RecipeKind::nvfp4) {
+      r.mx.round = *rd;
+    } else if (r.kind == RecipeKind::nvfp4) {
       if (*rd != Round::rn && *rd != Round::rs) throw InputError("NVFP4 element rounding is rn or rs");
-      r->nvfp4.round = *rd;
+      r.nvfp4.round = *rd;
     } else if (*rd != Round::rn) {
       throw InputError("FP8 recipes use cvt.rn.satfinite only");
     }
   }
-  if (!a.variant.empty()) {
-    need(RecipeKind::mx, "--variant");
-    auto v = parse_mx_variant(a.variant);
-    if (!v) throw InputError("--variant must be current, torchao-0.18 or te-2.12, not '" + a.variant + "'");
-    r->mx.variant = *v;
-    if (const std::string err = mx_options_error(r->mx); !err.empty()) throw InputError("--variant: " + err);
-  }
-  if (!a.order.empty()) {
-    need(RecipeKind::nvfp4, "--order");
-    auto o = parse_nvfp4_order(a.order);
-    if (!o) throw InputError("--order must be te, te-div6, torchao, torchao-single, torchao-0.16 or torchao-single-0.17");
-    r->nvfp4.order = *o;
-  }
-  if (a.fast_math) { need(RecipeKind::nvfp4, "--fast-math"); r->nvfp4.fast_math = true; }
-  if (a.rht) { need(RecipeKind::nvfp4, "--rht"); r->nvfp4.rht = true; }
-  if (!a.fp8.empty()) {
-    if (r->kind != RecipeKind::fp8_current && r->kind != RecipeKind::fp8_block) throw InputError("--fp8 applies to FP8 recipes only");
-    if (a.fp8 == "e4m3") r->fp8 = Fmt::e4m3;
-    else if (a.fp8 == "e5m2") r->fp8 = Fmt::e5m2;
-    else throw InputError("--fp8 must be e4m3 or e5m2");
-  }
-  if (a.pow2) { need(RecipeKind::fp8_current, "--pow2"); r->pow2 = true; }
-  if (a.no_pow2) { need(RecipeKind::fp8_block, "--no-pow2"); r->pow2 = false; }
+}
+
+// --dequant: the dequantize arithmetic (MX or NVFP4).
+void apply_dequant(const QuantArgs& a, Recipe& r) {
   if (!a.dequant.empty()) {
-    if (r->kind == RecipeKind::mx) {
+    if (r.kind == RecipeKind::mx) {
       auto d = parse_mx_dequant(a.dequant);
       if (!d) throw InputError("--dequant for MX recipes is ocp, te or te-2.18, not '" + a.dequant + "'");
-      r->mx_dequant = *d;
-    } else if (r->kind == RecipeKind::nvfp4) {
+      r.mx_dequant = *d;
+    } else if (r.kind == RecipeKind::nvfp4) {
       auto d = parse_nvfp4_dequant(a.dequant);
       if (!d) throw InputError("--dequant for NVFP4 recipes is tcemu or te, not '" + a.dequant + "'");
-      if (*d == Nvfp4Dequant::te_kernel && !nvfp4_te_order(r->nvfp4.order))
+      if (*d == Nvfp4Dequant::te_kernel && !nvfp4_te_order(r.nvfp4.order))
         throw InputError("--dequant te needs a TE order (te, te-div6)");
-      r->nvfp4_dequant = *d;
+      r.nvfp4_dequant = *d;
     } else {
       throw InputError("--dequant applies to MX and NVFP4 recipes only");
     }
   }
-  return *r;
+}
+
+Recipe resolve_recipe(const QuantArgs& a) {
+  if (a.recipe.empty()) throw InputError("--recipe NAME is required (--list shows the names)");
+  auto found = find_recipe(a.recipe);
+  if (!found) throw InputError("unknown recipe '" + a.recipe + "' (--list shows the names)");
+  Recipe& r = *found;
+  apply_mx_layout(a, r);
+  apply_round(a, r);
+  if (!a.variant.empty()) {
+    need(a, r, RecipeKind::mx, "--variant");
+    auto v = parse_mx_variant(a.variant);
+    if (!v) throw InputError("--variant must be current, torchao-0.18 or te-2.12, not '" + a.variant + "'");
+    r.mx.variant = *v;
+    if (const std::string err = mx_options_error(r.mx); !err.empty()) throw InputError("--variant: " + err);
+  }
+  if (!a.order.empty()) {
+    need(a, r, RecipeKind::nvfp4, "--order");
+    auto o = parse_nvfp4_order(a.order);
+    if (!o) throw InputError("--order must be te, te-div6, torchao, torchao-single, torchao-0.16 or torchao-single-0.17");
+    r.nvfp4.order = *o;
+  }
+  if (a.fast_math) { need(a, r, RecipeKind::nvfp4, "--fast-math"); r.nvfp4.fast_math = true; }
+  if (a.rht) { need(a, r, RecipeKind::nvfp4, "--rht"); r.nvfp4.rht = true; }
+  if (!a.fp8.empty()) {
+    if (r.kind != RecipeKind::fp8_current && r.kind != RecipeKind::fp8_block) throw InputError("--fp8 applies to FP8 recipes only");
+    if (a.fp8 == "e4m3") r.fp8 = Fmt::e4m3;
+    else if (a.fp8 == "e5m2") r.fp8 = Fmt::e5m2;
+    else throw InputError("--fp8 must be e4m3 or e5m2");
+  }
+  if (a.pow2) { need(a, r, RecipeKind::fp8_current, "--pow2"); r.pow2 = true; }
+  if (a.no_pow2) { need(a, r, RecipeKind::fp8_block, "--no-pow2"); r.pow2 = false; }
+  apply_dequant(a, r);
+  return r;
 }
 
 int list_recipes() {
@@ -209,12 +227,9 @@ int run_quantize(const QuantArgs& a) {
   r.input = *parse_format(in.format);
   const size_t words = random_words_needed(r, in.values.size());
   const std::vector<uint32_t> rbits = words ? philox_words(a.seed, a.offset, words) : std::vector<uint32_t>{};
-  Quantized q;
-  try {
-    q = quantize(r, in.values, in.rows, in.cols, rbits);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(std::string("recipe '") + r.name + "': " + e.what());
-  }
+  Result<Quantized> res = quantize(r, in.values, in.rows, in.cols, rbits);
+  if (!res.ok()) throw InputError("recipe '" + r.name + "': " + res.error);
+  const Quantized& q = res.value;
   io::write_npy(a.output + ".codes.npy", io::make_npy("|u1", in.shape, widen(q.codes)));
   if (q.scale_fmt == Fmt::f32)
     io::write_npy(a.output + ".scales.npy", io::make_npy("<f4", {q.scale_rows, q.scale_cols}, f32_codes(q.scale_f32)));
@@ -278,13 +293,9 @@ int run_dequantize(const QuantArgs& a) {
       q.amax = std::bit_cast<float>(static_cast<uint32_t>(m.bits(0)));
     }
   }
-  std::vector<float> v;
-  try {
-    v = dequantize(r, q);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(std::string("recipe '") + r.name + "': " + e.what());
-  }
-  io::write_npy(a.output, io::make_npy("<f4", codes.shape, f32_codes(v)));
+  const Result<std::vector<float>> v = dequantize(r, q);
+  if (!v.ok()) throw InputError("recipe '" + r.name + "': " + v.error);
+  io::write_npy(a.output, io::make_npy("<f4", codes.shape, f32_codes(v.value)));
   return 0;
 }
 

@@ -138,139 +138,8 @@ std::string regs_text(const Regs& r, CvtShape s) {
   return out;
 }
 
-// A chunk of inputs: gen(g, base + j) for j < n.
-struct Chunk {
-  Gen g;
-  uint64_t base = 0;
-  uint32_t n = 0;
-};
-
-struct Mismatch {
-  Regs r;
-  uint64_t hw, emu;
-};
-
-struct Tally {
-  uint64_t checked = 0;
-  uint64_t mismatches = 0;
-  std::vector<Mismatch> first;  // at most kKeep
-  std::string error;            // the emulator threw
-};
-constexpr size_t kKeep = 50;
-constexpr uint32_t kChunk = 1u << 24;
-
-unsigned host_threads() {
-  unsigned t = std::thread::hardware_concurrency();
-  return t == 0 ? 4 : std::min(t, 64u);
-}
-
-// How the expected results are computed. ptx_cvt_eval is the contract and is used for every
-// directed input, every packed-source variant and 1 in kEvalEvery sweep inputs. For f32/f64
-// element-wise variants the rest of a sweep goes through tcemu::Converter::run with the very
-// options parse_ptx_cvt chose (many times faster where the library has a specialised kernel),
-// packing pair results as PTX does (a in the high field). --eval-only turns that off.
-constexpr uint64_t kEvalEvery = 64;
-struct Expect {
-  const tcemu::PtxCvt* pc = nullptr;
-  int nregs = 1;
-  std::optional<tcemu::Converter> conv;  // set when the bulk path applies
-  int elem_bits = 0;                     // destination field width of one element
-  size_t src_bytes = 4, dst_bytes = 2;   // Converter containers
-};
-
-Expect make_expect(const tcemu::PtxCvt& pc, int nregs, bool eval_only) {
-  Expect e;
-  e.pc = &pc;
-  e.nregs = nregs;
-  // The sm_90 NaN quirk of cvt.rna.satfinite.tf32.f32 is applied by ptx_cvt_eval only, not by
-  // the Converter: that variant never takes the bulk path.
-  const bool elementwise = !pc.src_packed && !pc.has_rbits && !pc.sm90_tf32_satfinite_nan && pc.src_count == pc.dst_count &&
-                           (pc.src == tcemu::Fmt::f32 || pc.src == tcemu::Fmt::f64) && pc.src_count == nregs;
-  if (!eval_only && elementwise) {
-    e.conv.emplace(pc.src, pc.dst, pc.options);
-    e.elem_bits = tcemu::ptx_cvt_dst_bits(pc) / pc.dst_count;
-    e.src_bytes = tcemu::container_bytes(pc.src);
-    e.dst_bytes = tcemu::container_bytes(pc.dst);
-  }
-  return e;
-}
-
-uint64_t load_le(const uint8_t* p, size_t bytes) {
-  uint64_t v = 0;
-  std::memcpy(&v, p, bytes);  // x86-64: little-endian, as the Converter containers are
-  return v;
-}
-
-// Compares hw[j] with the emulator for j < n, on every core.
-void compare_chunk(const Expect& ex, const Chunk& c, const uint64_t* hw, Tally& tally) {
-  const unsigned T = host_threads();
-  std::vector<Tally> part(T);
-  std::vector<std::thread> threads;
-  const uint64_t per = (c.n + T - 1) / T;
-  const int nregs = ex.nregs;
-  const bool rbits = ex.pc->has_rbits;
-  for (unsigned t = 0; t < T; ++t) {
-    threads.emplace_back([&, t] {
-      const uint64_t lo = t * per, hi = std::min<uint64_t>(c.n, lo + per);
-      Tally& p = part[t];
-      auto check = [&](uint64_t j, const Regs& r, uint64_t emu) {
-        if (emu != hw[j]) {
-          ++p.mismatches;
-          if (p.first.size() < kKeep) p.first.push_back({r, hw[j], emu});
-        }
-      };
-      try {
-        if (!ex.conv) {
-          for (uint64_t j = lo; j < hi; ++j) {
-            Regs r;
-            gen(c.g, c.base + j, r);
-            check(j, r, tcemu::ptx_cvt_eval(*ex.pc, std::span<const uint64_t>(r.s, nregs), rbits ? r.rbits : 0));
-          }
-        } else {
-          constexpr uint64_t kBlock = 4096;
-          std::vector<Regs> rr(kBlock);
-          std::vector<uint8_t> sa(kBlock * 8), sb(kBlock * 8), da(kBlock * 8), db(kBlock * 8);
-          for (uint64_t j0 = lo; j0 < hi; j0 += kBlock) {
-            const uint64_t m = std::min(kBlock, hi - j0);
-            for (uint64_t k = 0; k < m; ++k) {
-              gen(c.g, c.base + j0 + k, rr[k]);
-              std::memcpy(&sa[k * ex.src_bytes], &rr[k].s[0], ex.src_bytes);
-              std::memcpy(&sb[k * ex.src_bytes], &rr[k].s[1], ex.src_bytes);
-            }
-            ex.conv->run(sa.data(), da.data(), m);
-            if (nregs > 1) ex.conv->run(sb.data(), db.data(), m);
-            for (uint64_t k = 0; k < m; ++k) {
-              const uint64_t j = j0 + k;
-              uint64_t emu;
-              if (((c.base + j) % kEvalEvery) == 0) {
-                emu = tcemu::ptx_cvt_eval(*ex.pc, std::span<const uint64_t>(rr[k].s, nregs));
-              } else if (nregs > 1) {
-                emu = (load_le(&da[k * ex.dst_bytes], ex.dst_bytes) << ex.elem_bits) |
-                      load_le(&db[k * ex.dst_bytes], ex.dst_bytes);
-              } else {
-                emu = load_le(&da[k * ex.dst_bytes], ex.dst_bytes);
-              }
-              check(j, rr[k], emu);
-            }
-          }
-        }
-        p.checked = hi > lo ? hi - lo : 0;
-      } catch (const std::exception& e) {
-        p.error = e.what();
-      } catch (...) {
-        p.error = "unknown exception";
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
-  for (auto& p : part) {
-    tally.checked += p.checked;
-    tally.mismatches += p.mismatches;
-    for (auto& m : p.first)
-      if (tally.first.size() < kKeep) tally.first.push_back(m);
-    if (!p.error.empty() && tally.error.empty()) tally.error = p.error;
-  }
-}
+// Chunks, the tally and the comparison with the emulator (host side).
+#include "cvt_check_compare.cuh"
 
 // GPU buffers reused by every variant: two device and two pinned host buffers of kChunk
 // results, so the GPU fills one while the host compares the other.
@@ -318,165 +187,8 @@ size_t run_chunks(const Variant& v, const Expect& ex, const std::vector<Chunk>& 
   return k;
 }
 
-// The directed inputs of a variant, as operands.
-std::vector<Regs> directed_inputs(const Variant& v) {
-  const std::string src = last_token(v.spelling);
-  std::vector<Regs> out;
-  auto one = [&](uint64_t a, uint64_t b) {
-    Regs r;
-    r.s[0] = a;
-    r.s[1] = b;
-    out.push_back(r);
-  };
-  // Packed pairs: each code against the list reversed (a in the high field).
-  auto pairs = [&](const std::vector<uint32_t>& x, int shift) {
-    for (size_t i = 0; i < x.size(); ++i) one((static_cast<uint64_t>(x[i]) << shift) | x[x.size() - 1 - i], 0);
-  };
-  switch (v.shape) {
-    case CvtShape::F32_B16: case CvtShape::F32_B32: case CvtShape::F32_F64: case CvtShape::F32_I8:
-      for (uint32_t x : directed_f32()) one(x, 0);
-      break;
-    case CvtShape::F32P_B32: case CvtShape::F32P_B16: case CvtShape::F32P_B8: {
-      auto x = directed_f32();
-      for (size_t i = 0; i < x.size(); ++i) one(x[i], x[x.size() - 1 - i]);
-      break;
-    }
-    case CvtShape::F32P_R_B32: case CvtShape::F32Q_R_B32: case CvtShape::F32Q_R_B16: {
-      // Every directed value in each operand position, under every tie-deciding word.
-      auto x = directed_f32();
-      const size_t n = x.size();
-      for (uint32_t k = 0; k < kRsPatterns; ++k)
-        for (size_t i = 0; i < n; ++i) {
-          Regs r;
-          r.s[0] = x[i];
-          r.s[1] = x[n - 1 - i];
-          if (cvt_shape_info(v.shape).srcs == 4) {
-            r.s[2] = x[(i + 7) % n];
-            r.s[3] = x[(i + 13) % n];
-          }
-          r.rbits = rs_pattern(k);
-          out.push_back(r);
-        }
-      break;
-    }
-    case CvtShape::B32_B16: pairs(src == "bf16x2" ? directed_bf16() : directed_f16(), 16); break;
-    case CvtShape::B16_B32:
-      if (src == "e2m3x2" || src == "e3m2x2") pairs(directed_fp6(), 8);
-      else if (src == "ue8m0x2") pairs(directed_ue8m0(), 8);
-      else pairs(directed_fp8(), 8);
-      break;
-    case CvtShape::B8_B32: case CvtShape::I8_F32:
-      for (uint32_t x = 0; x < 256; ++x) one(x, 0);  // every code: also the recorded evidence
-      break;
-    case CvtShape::B16_F32: case CvtShape::B16_F64: case CvtShape::B16_B16:
-      for (uint32_t x : (src == "bf16" ? directed_bf16() : directed_f16())) one(x, 0);
-      break;
-    case CvtShape::F64_F32: case CvtShape::F64_B16:
-      for (uint64_t x : directed_f64()) one(x, 0);
-      break;
-  }
-  return out;
-}
-
-// The sweep of a variant (f32 sources: all 256 chunks, cvt.rs: 64 random chunks; run_chunks
-// stops at the budget).
-std::vector<Chunk> sweep_chunks(const Variant& v) {
-  std::vector<Chunk> out;
-  const uint64_t seed = 0x7463656d75ull * 1000 + static_cast<uint64_t>(v.id);  // "tcemu", fixed
-  switch (v.shape) {
-    case CvtShape::F32_B16: case CvtShape::F32_B32: case CvtShape::F32_F64: case CvtShape::F32_I8:
-    case CvtShape::F32P_B32: case CvtShape::F32P_B16: case CvtShape::F32P_B8:
-      for (uint32_t k = 0; k < 256; ++k) {
-        Chunk c;
-        c.g.mode = GenMode::exh32_a;
-        c.g.low = (k * 167u) & 255u;
-        c.g.seed = seed;
-        c.n = kChunk;
-        out.push_back(c);
-        if (is_pair(v.shape)) {
-          c.g.mode = GenMode::exh32_b;
-          c.g.fixed = 0x40490fdbu;  // pi: a normal partner in the high field
-          out.push_back(c);
-        }
-      }
-      break;
-    case CvtShape::F32P_R_B32: case CvtShape::F32Q_R_B32: case CvtShape::F32Q_R_B16:
-      for (uint32_t k = 0; k < 64; ++k) {
-        Chunk c;
-        c.g.mode = GenMode::rand_rs;
-        c.g.seed = seed;
-        c.base = uint64_t{k} * kChunk;
-        c.n = kChunk;
-        out.push_back(c);
-      }
-      break;
-    case CvtShape::B16_B32: case CvtShape::B16_F32: case CvtShape::B16_F64: case CvtShape::B16_B16: {
-      Chunk c;
-      c.g.mode = GenMode::exh16;
-      c.n = 65536;
-      out.push_back(c);
-      break;
-    }
-    case CvtShape::B8_B32: case CvtShape::I8_F32: {
-      Chunk c;
-      c.g.mode = GenMode::exh16;
-      c.n = 256;
-      out.push_back(c);
-      break;
-    }
-    case CvtShape::B32_B16: {
-      Chunk c;
-      c.g.fixed = last_token(v.spelling) == "bf16x2" ? 0x3f80 : 0x3c00;  // 1.0 in the other half
-      c.n = 65536;
-      c.g.mode = GenMode::half_hi;
-      out.push_back(c);
-      c.g.mode = GenMode::half_lo;
-      out.push_back(c);
-      c.g.mode = GenMode::rand32;
-      c.g.seed = seed;
-      c.n = 1u << 20;
-      out.push_back(c);
-      break;
-    }
-    case CvtShape::F64_F32: case CvtShape::F64_B16:
-      for (uint32_t k = 0; k < 4; ++k) {
-        Chunk c;
-        c.g.mode = GenMode::rand_f64;
-        c.g.seed = seed;
-        c.base = uint64_t{k} * kChunk;
-        c.n = kChunk;
-        out.push_back(c);
-      }
-      break;
-  }
-  return out;
-}
-
-// Host self-check, before any GPU work: the bulk Converter path must reproduce ptx_cvt_eval
-// on 2^16 random inputs (plus the directed set). Where it does not, the variant falls back to
-// ptx_cvt_eval alone, so a fast-path bug in the library cannot pass as a hardware mismatch.
-bool bulk_path_consistent(const Variant& v, const Expect& ex, std::string& why) {
-  if (!ex.conv) return true;
-  Chunk c;
-  c.g.mode = ex.pc->src == tcemu::Fmt::f64 ? GenMode::rand_f64 : GenMode::rand_pair;
-  c.g.seed = 0x5e1fc4ecull + static_cast<uint64_t>(v.id);
-  c.base = 1;  // keeps most indices off the kEvalEvery grid
-  c.n = 1u << 16;
-  std::vector<uint64_t> ref(c.n);
-  for (uint32_t j = 0; j < c.n; ++j) {
-    Regs r;
-    gen(c.g, c.base + j, r);
-    ref[j] = tcemu::ptx_cvt_eval(*ex.pc, std::span<const uint64_t>(r.s, ex.nregs));
-  }
-  Tally t;
-  compare_chunk(ex, c, ref.data(), t);
-  if (t.mismatches == 0 && t.error.empty()) return true;
-  why = "Converter::run disagrees with ptx_cvt_eval on " + std::to_string(t.mismatches) + " of 65536" +
-        (t.first.empty() ? std::string() : " (first a=" + hex(t.first[0].r.s[0], 8) + ": eval " + hex(t.first[0].hw, 8) +
-                                               ", Converter " + hex(t.first[0].emu, 8) + ")") +
-        (t.error.empty() ? std::string() : "; error: " + t.error);
-  return false;
-}
+// The directed inputs, the sweep chunks and the bulk-path self-check of a variant.
+#include "cvt_check_inputs.cuh"
 
 struct Options {
   std::string out_dir = ".";
@@ -519,6 +231,250 @@ struct Result {
   double seconds = 0;
 };
 
+// The variants to run (--only), cheap ones first, then the f32 sweeps, which share what is
+// left of the budget.
+std::vector<const Variant*> selected_variants(const Options& opt) {
+  std::vector<const Variant*> todo;
+  for (const auto& v : kVariants)
+    if (opt.only.empty() || std::string(v.spelling).find(opt.only) != std::string::npos) todo.push_back(&v);
+  std::stable_partition(todo.begin(), todo.end(), [](const Variant* v) { return !is_f32_source(v->shape); });
+  return todo;
+}
+
+// --selftest-host for one modelled variant: the bulk path against ptx_cvt_eval, and every
+// directed input and the start of every sweep chunk through the emulator. Logs one line.
+bool selftest_variant(const Variant& v, const tcemu::PtxCvt& pc) {
+  const ShapeInfo si = shape_info(v.shape);
+  const int emu_regs = pc.src_packed ? 1 : pc.src_count;
+  Expect ex = make_expect(pc, si.nregs, false);
+  std::string why;
+  bool ok = emu_regs == si.nregs && bulk_path_consistent(v, ex, why);
+  if (emu_regs != si.nregs) why = "the emulator takes " + std::to_string(emu_regs) + " source registers";
+  // The emulator evaluates every directed input and the start of every sweep chunk (no
+  // throw), and the generated registers fit the instruction's operands.
+  if (ok) {
+    std::vector<Regs> dr = directed_inputs(v);
+    for (const Chunk& c : sweep_chunks(v))
+      for (uint32_t j = 0; j < std::min<uint32_t>(c.n, 4096); ++j) {
+        Regs r;
+        gen(c.g, c.base + j, r);
+        dr.push_back(r);
+      }
+    try {
+      for (const Regs& r : dr) {
+        for (int k = 0; k < si.nregs; ++k)  // the kernels ignore the others
+          if (si.src_bits < 64 && (r.s[k] >> si.src_bits) != 0)
+            throw std::runtime_error("generated operand " + regs_text(r, v.shape) + " does not fit the registers");
+        if (!pc.has_rbits && r.rbits != 0) throw std::runtime_error("random bits for a variant without them");
+        (void)tcemu::ptx_cvt_eval(pc, std::span<const uint64_t>(r.s, si.nregs), r.rbits);
+      }
+    } catch (const std::exception& e) {
+      ok = false;
+      why = e.what();
+    }
+  }
+  logf("%-36s %-24s %s%s %s\n", v.spelling, mask_names(v.mask).c_str(), ok ? "ok" : "INCONSISTENT",
+       ex.conv ? " (bulk path)" : "", why.c_str());
+  return ok;
+}
+
+// --selftest-host: every selected variant, before any GPU work. 1 when one is inconsistent.
+int selftest_host(const std::vector<const Variant*>& todo) {
+  size_t bad = 0, models = 0;
+  for (const Variant* v : todo) {
+    std::string err;
+    auto pc = tcemu::parse_ptx_cvt(v->spelling, &err);
+    if (!pc) { logf("%-36s no model: %s\n", v->spelling, err.c_str()); continue; }
+    ++models;
+    if (!selftest_variant(*v, *pc)) ++bad;
+  }
+  logf("host self-check: %zu variants with a model, %zu inconsistent\n", models, bad);
+  return bad ? 1 : 0;
+}
+
+// The emulator's model of a variant, or nullopt with `err` saying why there is none.
+std::optional<tcemu::PtxCvt> variant_model(const Variant& v, const ShapeInfo& si, std::string& err) {
+  std::optional<tcemu::PtxCvt> pc;
+  try {
+    pc = tcemu::parse_ptx_cvt(v.spelling, &err);
+  } catch (const std::exception& e) {
+    err = std::string("parse threw: ") + e.what();
+  }
+  if (pc) {
+    const int emu_regs = pc->src_packed ? 1 : pc->src_count;
+    if (emu_regs != si.nregs) {
+      err = "emulator takes " + std::to_string(emu_regs) + " source registers, the instruction " +
+            std::to_string(si.nregs);
+      pc.reset();
+    }
+  }
+  return pc;
+}
+
+// The directed set on the GPU: the outputs go to `directed` (always) and are compared when
+// the emulator models the variant. False on a CUDA error.
+bool run_directed(const Variant& v, const std::optional<tcemu::PtxCvt>& pc, const std::vector<Regs>& dr, Buffers& buf,
+                  FILE* directed, Result& r) {
+  const ShapeInfo si = shape_info(v.shape);
+  const uint32_t n = static_cast<uint32_t>(dr.size());
+  Regs* ddr = nullptr;
+  // Everything on buf.stream (a non-blocking stream does not order with the legacy
+  // default stream that plain cudaMemcpy uses).
+  bool ok = TCEMU_CUDA_OK(cudaMalloc(&ddr, n * sizeof(Regs))) &&
+            TCEMU_CUDA_OK(cudaMemcpyAsync(ddr, dr.data(), n * sizeof(Regs), cudaMemcpyHostToDevice, buf.stream));
+  Chunk c;
+  c.g.mode = GenMode::directed;
+  c.g.dr = ddr;
+  c.n = n;
+  if (ok) {
+    v.launch(c.g, 0, n, buf.dev[0], buf.stream);
+    ok = TCEMU_CUDA_OK(cudaGetLastError()) &&
+         TCEMU_CUDA_OK(cudaMemcpyAsync(buf.host[0], buf.dev[0], n * 8, cudaMemcpyDeviceToHost, buf.stream)) &&
+         TCEMU_CUDA_OK(cudaStreamSynchronize(buf.stream));
+  }
+  cudaFree(ddr);
+  if (!ok) return false;
+  for (uint32_t j = 0; j < n; ++j)
+    std::fprintf(directed, "%s %s -> %s\n", v.spelling, regs_text(dr[j], v.shape).c_str(),
+                 hex(buf.host[0][j], si.dst_bits / 4).c_str());
+  if (pc) {
+    c.g.dr = dr.data();
+    Expect ex = make_expect(*pc, si.nregs, /*eval_only=*/true);
+    compare_chunk(ex, c, buf.host[0], r.tally);
+    // cvt.rs: which random-bit mapping the hardware follows is open (docs/conversions.md);
+    // the directed set's tie-deciding words tell the emulator's two conventions apart.
+    if (pc->has_rbits && r.tally.error.empty()) {
+      size_t alt = 0;
+      for (uint32_t j = 0; j < n; ++j)
+        alt += tcemu::ptx_cvt_eval(*pc, std::span<const uint64_t>(dr[j].s, si.nregs), dr[j].rbits,
+                                   tcemu::RsBitMap::flashinfer_hw) != buf.host[0][j];
+      r.note = "directed set (" + std::to_string(n) + "): " + std::to_string(r.tally.mismatches) +
+               " mismatches under RsBitMap::ptx_doc (the default, compared), " + std::to_string(alt) +
+               " under RsBitMap::flashinfer_hw";
+      logf("%s: %s\n", v.spelling, r.note.c_str());
+    }
+  }
+  return true;
+}
+
+// How much of the sweep ran: the coverage column of the report.
+std::string coverage_text(const Variant& v, const std::vector<Chunk>& chunks, size_t done) {
+  uint64_t swept = 0, total = 0;
+  for (size_t k = 0; k < chunks.size(); ++k) {
+    total += chunks[k].n;
+    if (k < done) swept += chunks[k].n;
+  }
+  char cov[160];
+  if (is_rs(v.shape))
+    std::snprintf(cov, sizeof cov, "random %llu (%zu/%zu chunks)", static_cast<unsigned long long>(swept), done,
+                  chunks.size());
+  else if (is_f32_source(v.shape))
+    std::snprintf(cov, sizeof cov, "%s %.4f of 2^%d (%zu/%zu chunks)", done == chunks.size() ? "exhaustive" : "partial",
+                  static_cast<double>(swept) / static_cast<double>(total), is_pair(v.shape) ? 33 : 32, done,
+                  chunks.size());
+  else if (v.shape == CvtShape::F64_F32 || v.shape == CvtShape::F64_B16)
+    std::snprintf(cov, sizeof cov, "random f64 %llu", static_cast<unsigned long long>(swept));
+  else
+    std::snprintf(cov, sizeof cov, "%s %llu", v.shape == CvtShape::B32_B16 ? "halves exhaustive + random," : "exhaustive",
+                  static_cast<unsigned long long>(swept));
+  return cov;
+}
+
+// The sweep of a modelled variant within its share of the budget (f32_left: the weights of
+// the swept variants not yet run, this one included); sets r's coverage and status.
+void run_sweep(const Variant& v, const tcemu::PtxCvt& pc, const Options& opt, size_t f32_left, Buffers& buf, Result& r,
+               bool& cuda_failed) {
+  const ShapeInfo si = shape_info(v.shape);
+  const auto chunks = sweep_chunks(v);
+  double deadline = 1e30;
+  const int weight = budget_weight(v.shape);
+  if (!opt.full && weight > 0) {
+    const double left = opt.budget - now_s();
+    deadline = now_s() + std::max(0.0, left) * weight / static_cast<double>(f32_left);
+  }
+  Expect ex = make_expect(pc, si.nregs, opt.eval_only);
+  std::string why;
+  if (!bulk_path_consistent(v, ex, why)) {
+    logf("%s: %s; using ptx_cvt_eval for every input\n", v.spelling, why.c_str());
+    r.note += r.note.empty() ? why : "; " + why;
+    ex = make_expect(pc, si.nregs, true);
+  }
+  const size_t done = run_chunks(v, ex, chunks, deadline, buf, r.tally, cuda_failed);
+  r.coverage = coverage_text(v, chunks, done);
+  if (cuda_failed) r.status = "cuda-error";
+  else if (!r.tally.error.empty()) r.status = "emulator-error";
+  else r.status = r.tally.mismatches ? "MISMATCH" : "ok";
+}
+
+// Every variant in turn (directed set, then sweep) until all are done or CUDA fails.
+std::vector<Result> run_variants(const std::vector<const Variant*>& todo, const Options& opt, Buffers& buf,
+                                 FILE* directed, bool& cuda_failed) {
+  std::vector<Result> results;
+  size_t f32_left = 0;
+  for (auto* v : todo) f32_left += budget_weight(v->shape);
+  for (const Variant* v : todo) {
+    if (cuda_failed) break;
+    const double t0 = now_s();
+    Result r;
+    r.v = v;
+    std::string err;
+    const std::optional<tcemu::PtxCvt> pc = variant_model(*v, shape_info(v->shape), err);
+    // Directed set: always recorded; compared when the emulator models the variant.
+    const std::vector<Regs> dr = directed_inputs(*v);
+    if (!run_directed(*v, pc, dr, buf, directed, r)) {
+      cuda_failed = true;
+      r.status = "cuda-error";
+      results.push_back(r);
+      break;
+    }
+    if (!pc) {
+      r.status = "no-model";
+      r.coverage = "directed only (" + std::to_string(dr.size()) + "): " + err;
+    } else if (!r.tally.error.empty()) {
+      r.status = "emulator-error";
+    } else {
+      run_sweep(*v, *pc, opt, f32_left, buf, r, cuda_failed);
+    }
+    f32_left -= budget_weight(v->shape);
+    r.seconds = now_s() - t0;
+    logf("%-36s %-14s checked %12llu  mismatches %10llu  %6.2fs  %s\n", v->spelling, r.status.c_str(),
+         static_cast<unsigned long long>(r.tally.checked), static_cast<unsigned long long>(r.tally.mismatches), r.seconds,
+         r.coverage.c_str());
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+// cvt_report.txt: one line per variant, then the first mismatches of each. False when the
+// file cannot be written; `bad` and `nomodel` count the variants with problems / no model.
+bool write_report(const std::string& path, const cudaDeviceProp& prop, const Options& opt,
+                  const std::vector<Result>& results, size_t& bad, size_t& nomodel) {
+  FILE* rep = std::fopen(path.c_str(), "w");
+  if (!rep) { std::printf("cannot write %s\n", path.c_str()); return false; }
+  std::fprintf(rep, "# tools/gpu/cvt_check on %s (sm_%d%d); budget %.0f s%s; %u host threads\n", prop.name, prop.major,
+               prop.minor, opt.budget, opt.full ? " (--full)" : "", host_threads());
+  std::fprintf(rep, "# spelling status checked mismatches seconds coverage\n");
+  for (const auto& r : results) {
+    std::fprintf(rep, "%-36s %-14s %12llu %10llu %7.2f  %s%s%s\n", r.v->spelling, r.status.c_str(),
+                 static_cast<unsigned long long>(r.tally.checked), static_cast<unsigned long long>(r.tally.mismatches),
+                 r.seconds, r.coverage.c_str(), r.tally.error.empty() ? "" : "  error: ", r.tally.error.c_str());
+    if (!r.note.empty()) std::fprintf(rep, "    note: %s\n", r.note.c_str());
+    bad += r.status != "ok" && r.status != "no-model";
+    nomodel += r.status == "no-model";
+  }
+  std::fprintf(rep, "\n# First %zu mismatches per variant: a [b e f] [rbits] hw emu (hex registers)\n", kKeep);
+  for (const auto& r : results) {
+    if (r.tally.first.empty()) continue;
+    const ShapeInfo si = shape_info(r.v->shape);
+    std::fprintf(rep, "\n## %s (%llu mismatches)\n", r.v->spelling, static_cast<unsigned long long>(r.tally.mismatches));
+    for (const auto& m : r.tally.first)
+      std::fprintf(rep, "%s hw=%s emu=%s\n", regs_text(m.r, r.v->shape).c_str(), hex(m.hw, si.dst_bits / 4).c_str(),
+                   hex(m.emu, si.dst_bits / 4).c_str());
+  }
+  std::fclose(rep);
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -529,55 +485,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   now_s();
-  std::vector<const Variant*> todo;
-  for (const auto& v : kVariants)
-    if (opt.only.empty() || std::string(v.spelling).find(opt.only) != std::string::npos) todo.push_back(&v);
-  // Cheap variants first, then the f32 sweeps share what is left of the budget.
-  std::stable_partition(todo.begin(), todo.end(), [](const Variant* v) { return !is_f32_source(v->shape); });
-
-  if (opt.selftest_host) {
-    size_t bad = 0, models = 0;
-    for (const Variant* v : todo) {
-      std::string err;
-      auto pc = tcemu::parse_ptx_cvt(v->spelling, &err);
-      if (!pc) { logf("%-36s no model: %s\n", v->spelling, err.c_str()); continue; }
-      ++models;
-      const ShapeInfo si = shape_info(v->shape);
-      const int emu_regs = pc->src_packed ? 1 : pc->src_count;
-      Expect ex = make_expect(*pc, si.nregs, false);
-      std::string why;
-      bool ok = emu_regs == si.nregs && bulk_path_consistent(*v, ex, why);
-      if (emu_regs != si.nregs) why = "the emulator takes " + std::to_string(emu_regs) + " source registers";
-      // The emulator evaluates every directed input and the start of every sweep chunk (no
-      // throw), and the generated registers fit the instruction's operands.
-      if (ok) {
-        std::vector<Regs> dr = directed_inputs(*v);
-        for (const Chunk& c : sweep_chunks(*v))
-          for (uint32_t j = 0; j < std::min<uint32_t>(c.n, 4096); ++j) {
-            Regs r;
-            gen(c.g, c.base + j, r);
-            dr.push_back(r);
-          }
-        try {
-          for (const Regs& r : dr) {
-            for (int k = 0; k < si.nregs; ++k)  // the kernels ignore the others
-              if (si.src_bits < 64 && (r.s[k] >> si.src_bits) != 0)
-                throw std::runtime_error("generated operand " + regs_text(r, v->shape) + " does not fit the registers");
-            if (!pc->has_rbits && r.rbits != 0) throw std::runtime_error("random bits for a variant without them");
-            (void)tcemu::ptx_cvt_eval(*pc, std::span<const uint64_t>(r.s, si.nregs), r.rbits);
-          }
-        } catch (const std::exception& e) {
-          ok = false;
-          why = e.what();
-        }
-      }
-      if (!ok) ++bad;
-      logf("%-36s %-24s %s%s %s\n", v->spelling, mask_names(v->mask).c_str(), ok ? "ok" : "INCONSISTENT",
-           ex.conv ? " (bulk path)" : "", why.c_str());
-    }
-    logf("host self-check: %zu variants with a model, %zu inconsistent\n", models, bad);
-    return bad ? 1 : 0;
-  }
+  std::vector<const Variant*> todo = selected_variants(opt);
+  if (opt.selftest_host) return selftest_host(todo);
   cudaDeviceProp prop{};
   if (!TCEMU_CUDA_OK(cudaGetDeviceProperties(&prop, 0))) return 1;
   // Only the variants of this GPU's target: elsewhere their kernels are empty (cvt_ops.cuh).
@@ -604,159 +513,12 @@ int main(int argc, char** argv) {
                "# spelling  a=<source register a, hex>  [b= e= f=<registers b, e, f>]  [rbits=<cvt.rs random bits>]  -> <destination register, hex>\n"
                "# Pair forms: cvt d, a, b packs a into the high field. Packed sources (f16x2, e4m3x2) are one register.\n",
                prop.name, prop.major, prop.minor);
-
-  std::vector<Result> results;
-  size_t f32_left = 0;
-  for (auto* v : todo) f32_left += budget_weight(v->shape);
   bool cuda_failed = false;
-
-  for (const Variant* v : todo) {
-    if (cuda_failed) break;
-    const double t0 = now_s();
-    Result r;
-    r.v = v;
-    const ShapeInfo si = shape_info(v->shape);
-    std::string err;
-    std::optional<tcemu::PtxCvt> pc;
-    try {
-      pc = tcemu::parse_ptx_cvt(v->spelling, &err);
-    } catch (const std::exception& e) {
-      err = std::string("parse threw: ") + e.what();
-    }
-    if (pc) {
-      const int emu_regs = pc->src_packed ? 1 : pc->src_count;
-      if (emu_regs != si.nregs) {
-        err = "emulator takes " + std::to_string(emu_regs) + " source registers, the instruction " +
-              std::to_string(si.nregs);
-        pc.reset();
-      }
-    }
-
-    // Directed set: always recorded; compared when the emulator models the variant.
-    const std::vector<Regs> dr = directed_inputs(*v);
-    {
-      const uint32_t n = static_cast<uint32_t>(dr.size());
-      Regs* ddr = nullptr;
-      // Everything on buf.stream (a non-blocking stream does not order with the legacy
-      // default stream that plain cudaMemcpy uses).
-      bool ok = TCEMU_CUDA_OK(cudaMalloc(&ddr, n * sizeof(Regs))) &&
-                TCEMU_CUDA_OK(cudaMemcpyAsync(ddr, dr.data(), n * sizeof(Regs), cudaMemcpyHostToDevice, buf.stream));
-      Chunk c;
-      c.g.mode = GenMode::directed;
-      c.g.dr = ddr;
-      c.n = n;
-      if (ok) {
-        v->launch(c.g, 0, n, buf.dev[0], buf.stream);
-        ok = TCEMU_CUDA_OK(cudaGetLastError()) &&
-             TCEMU_CUDA_OK(cudaMemcpyAsync(buf.host[0], buf.dev[0], n * 8, cudaMemcpyDeviceToHost, buf.stream)) &&
-             TCEMU_CUDA_OK(cudaStreamSynchronize(buf.stream));
-      }
-      cudaFree(ddr);
-      if (!ok) {
-        cuda_failed = true;
-        r.status = "cuda-error";
-        results.push_back(r);
-        break;
-      }
-      for (uint32_t j = 0; j < n; ++j)
-        std::fprintf(directed, "%s %s -> %s\n", v->spelling, regs_text(dr[j], v->shape).c_str(),
-                     hex(buf.host[0][j], si.dst_bits / 4).c_str());
-      if (pc) {
-        c.g.dr = dr.data();
-        Expect ex = make_expect(*pc, si.nregs, /*eval_only=*/true);
-        compare_chunk(ex, c, buf.host[0], r.tally);
-        // cvt.rs: which random-bit mapping the hardware follows is open (docs/conversions.md);
-        // the directed set's tie-deciding words tell the emulator's two conventions apart.
-        if (pc->has_rbits && r.tally.error.empty()) {
-          size_t alt = 0;
-          for (uint32_t j = 0; j < n; ++j)
-            alt += tcemu::ptx_cvt_eval(*pc, std::span<const uint64_t>(dr[j].s, si.nregs), dr[j].rbits,
-                                       tcemu::RsBitMap::flashinfer_hw) != buf.host[0][j];
-          r.note = "directed set (" + std::to_string(n) + "): " + std::to_string(r.tally.mismatches) +
-                   " mismatches under RsBitMap::ptx_doc (the default, compared), " + std::to_string(alt) +
-                   " under RsBitMap::flashinfer_hw";
-          logf("%s: %s\n", v->spelling, r.note.c_str());
-        }
-      }
-    }
-
-    if (!pc) {
-      r.status = "no-model";
-      r.coverage = "directed only (" + std::to_string(dr.size()) + "): " + err;
-    } else if (!r.tally.error.empty()) {
-      r.status = "emulator-error";
-    } else {
-      const auto chunks = sweep_chunks(*v);
-      double deadline = 1e30;
-      const int weight = budget_weight(v->shape);
-      if (!opt.full && weight > 0) {
-        const double left = opt.budget - now_s();
-        deadline = now_s() + std::max(0.0, left) * weight / static_cast<double>(f32_left);
-      }
-      Expect ex = make_expect(*pc, si.nregs, opt.eval_only);
-      std::string why;
-      if (!bulk_path_consistent(*v, ex, why)) {
-        logf("%s: %s; using ptx_cvt_eval for every input\n", v->spelling, why.c_str());
-        r.note += r.note.empty() ? why : "; " + why;
-        ex = make_expect(*pc, si.nregs, true);
-      }
-      const size_t done = run_chunks(*v, ex, chunks, deadline, buf, r.tally, cuda_failed);
-      uint64_t swept = 0, total = 0;
-      for (size_t k = 0; k < chunks.size(); ++k) {
-        total += chunks[k].n;
-        if (k < done) swept += chunks[k].n;
-      }
-      char cov[160];
-      if (is_rs(v->shape))
-        std::snprintf(cov, sizeof cov, "random %llu (%zu/%zu chunks)", static_cast<unsigned long long>(swept), done,
-                      chunks.size());
-      else if (is_f32_source(v->shape))
-        std::snprintf(cov, sizeof cov, "%s %.4f of 2^%d (%zu/%zu chunks)", done == chunks.size() ? "exhaustive" : "partial",
-                      static_cast<double>(swept) / static_cast<double>(total), is_pair(v->shape) ? 33 : 32, done,
-                      chunks.size());
-      else if (v->shape == CvtShape::F64_F32 || v->shape == CvtShape::F64_B16)
-        std::snprintf(cov, sizeof cov, "random f64 %llu", static_cast<unsigned long long>(swept));
-      else
-        std::snprintf(cov, sizeof cov, "%s %llu", v->shape == CvtShape::B32_B16 ? "halves exhaustive + random," : "exhaustive",
-                      static_cast<unsigned long long>(swept));
-      r.coverage = cov;
-      if (cuda_failed) r.status = "cuda-error";
-      else if (!r.tally.error.empty()) r.status = "emulator-error";
-      else r.status = r.tally.mismatches ? "MISMATCH" : "ok";
-    }
-    f32_left -= budget_weight(v->shape);
-    r.seconds = now_s() - t0;
-    logf("%-36s %-14s checked %12llu  mismatches %10llu  %6.2fs  %s\n", v->spelling, r.status.c_str(),
-         static_cast<unsigned long long>(r.tally.checked), static_cast<unsigned long long>(r.tally.mismatches), r.seconds,
-         r.coverage.c_str());
-    results.push_back(std::move(r));
-  }
+  const std::vector<Result> results = run_variants(todo, opt, buf, directed, cuda_failed);
   std::fclose(directed);
 
-  FILE* rep = std::fopen(report_path.c_str(), "w");
-  if (!rep) { std::printf("cannot write %s\n", report_path.c_str()); return 1; }
-  std::fprintf(rep, "# tools/gpu/cvt_check on %s (sm_%d%d); budget %.0f s%s; %u host threads\n", prop.name, prop.major,
-               prop.minor, opt.budget, opt.full ? " (--full)" : "", host_threads());
-  std::fprintf(rep, "# spelling status checked mismatches seconds coverage\n");
   size_t bad = 0, nomodel = 0;
-  for (const auto& r : results) {
-    std::fprintf(rep, "%-36s %-14s %12llu %10llu %7.2f  %s%s%s\n", r.v->spelling, r.status.c_str(),
-                 static_cast<unsigned long long>(r.tally.checked), static_cast<unsigned long long>(r.tally.mismatches),
-                 r.seconds, r.coverage.c_str(), r.tally.error.empty() ? "" : "  error: ", r.tally.error.c_str());
-    if (!r.note.empty()) std::fprintf(rep, "    note: %s\n", r.note.c_str());
-    bad += r.status != "ok" && r.status != "no-model";
-    nomodel += r.status == "no-model";
-  }
-  std::fprintf(rep, "\n# First %zu mismatches per variant: a [b e f] [rbits] hw emu (hex registers)\n", kKeep);
-  for (const auto& r : results) {
-    if (r.tally.first.empty()) continue;
-    const ShapeInfo si = shape_info(r.v->shape);
-    std::fprintf(rep, "\n## %s (%llu mismatches)\n", r.v->spelling, static_cast<unsigned long long>(r.tally.mismatches));
-    for (const auto& m : r.tally.first)
-      std::fprintf(rep, "%s hw=%s emu=%s\n", regs_text(m.r, r.v->shape).c_str(), hex(m.hw, si.dst_bits / 4).c_str(),
-                   hex(m.emu, si.dst_bits / 4).c_str());
-  }
-  std::fclose(rep);
+  if (!write_report(report_path, prop, opt, results, bad, nomodel)) return 1;
   logf("done: %zu variants, %zu with mismatches or errors, %zu without an emulator model; wrote %s and %s\n",
        results.size(), bad, nomodel, report_path.c_str(), directed_path.c_str());
   return cuda_failed ? 1 : 0;

@@ -26,6 +26,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -37,358 +38,15 @@ using namespace tcemu_gpu;
 
 namespace {
 
-// ---------------------------------------------------------------------------------------
-// Instructions. Columns: id, asm class, spelling, M, N, K, A, B, C, D formats.
-// mma.sync classes name the register counts of A, B and C/D (F: f32 C/D, I: s32, H: f16x2).
-// wgmma classes: FULL takes imm-scale-a/b and imm-trans-a/b, AB only the scales, INT neither.
-// Element formats of the table (s32: the integer accumulator).
-constexpr Fmt fmt_f16 = Fmt::f16, fmt_bf16 = Fmt::bf16, fmt_tf32 = Fmt::tf32, fmt_f32 = Fmt::f32, fmt_e4m3 = Fmt::e4m3,
-              fmt_e5m2 = Fmt::e5m2, fmt_s8 = Fmt::s8, fmt_s32 = Fmt::s32;
-#define F_(x) fmt_##x
-#define TCEMU_MMA_SYNC(X)                                                                              \
-  X(0, M424F, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 16, 8, 16, f16, f16, f32, f32)       \
-  X(1, M422H, "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", 16, 8, 16, f16, f16, f16, f16)       \
-  X(2, M424F, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 16, 8, 16, bf16, bf16, f32, f32)   \
-  X(3, M424F, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 16, 8, 8, tf32, tf32, f32, f32)     \
-  X(4, M424F, "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", 16, 8, 32, e4m3, e4m3, f32, f32)   \
-  X(5, M424F, "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32", 16, 8, 32, e5m2, e5m2, f32, f32)   \
-  X(6, M424F, "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32", 16, 8, 32, e4m3, e5m2, f32, f32)   \
-  X(7, M424F, "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32", 16, 8, 32, e5m2, e4m3, f32, f32)   \
-  X(8, M422H, "mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16", 16, 8, 32, e4m3, e4m3, f16, f16)   \
-  X(9, M422H, "mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e5m2.f16", 16, 8, 32, e5m2, e5m2, f16, f16)   \
-  X(10, M214F, "mma.sync.aligned.m16n8k16.row.col.f32.e4m3.e4m3.f32", 16, 8, 16, e4m3, e4m3, f32, f32)  \
-  X(11, M424I, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 16, 8, 32, s8, s8, s32, s32)          \
-  X(12, M424I, "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32", 16, 8, 32, s8, s8, s32, s32) \
-  X(13, M214I, "mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32", 16, 8, 16, s8, s8, s32, s32)          \
-  X(14, M214I, "mma.sync.aligned.m16n8k16.row.col.satfinite.s32.s8.s8.s32", 16, 8, 16, s8, s8, s32, s32) \
-  X(15, M214F, "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32", 16, 8, 8, f16, f16, f32, f32)         \
-  X(16, M212H, "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16", 16, 8, 8, f16, f16, f16, f16)         \
-  X(17, M214F, "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32", 16, 8, 8, bf16, bf16, f32, f32)     \
-  X(18, M214F, "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32", 16, 8, 4, tf32, tf32, f32, f32)
-
-#define TCEMU_WGMMA(X)                                                                                \
-  X(100, WF32FULL, "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16", 64, 8, 16, f16, f16, f32, f32)   \
-  X(101, WF16FULL, "wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16", 64, 8, 16, f16, f16, f16, f16)   \
-  X(102, WF32FULL, "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16", 64, 8, 16, bf16, bf16, f32, f32) \
-  X(103, WF32AB, "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32", 64, 8, 8, tf32, tf32, f32, f32)    \
-  X(104, WF32AB, "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3", 64, 8, 32, e4m3, e4m3, f32, f32)  \
-  X(105, WF32AB, "wgmma.mma_async.sync.aligned.m64n8k32.f32.e5m2.e5m2", 64, 8, 32, e5m2, e5m2, f32, f32)  \
-  X(106, WF32AB, "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e5m2", 64, 8, 32, e4m3, e5m2, f32, f32)  \
-  X(107, WF32AB, "wgmma.mma_async.sync.aligned.m64n8k32.f32.e5m2.e4m3", 64, 8, 32, e5m2, e4m3, f32, f32)  \
-  X(108, WF16AB, "wgmma.mma_async.sync.aligned.m64n8k32.f16.e4m3.e4m3", 64, 8, 32, e4m3, e4m3, f16, f16)  \
-  X(109, WF16AB, "wgmma.mma_async.sync.aligned.m64n8k32.f16.e5m2.e5m2", 64, 8, 32, e5m2, e5m2, f16, f16)  \
-  X(110, WINT, "wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8", 64, 8, 32, s8, s8, s32, s32)            \
-  X(111, WINT, "wgmma.mma_async.sync.aligned.m64n8k32.satfinite.s32.s8.s8", 64, 8, 32, s8, s8, s32, s32)
-
-// ---- device: mma.sync ------------------------------------------------------------------
-// Registers travel as raw 32-bit words; f32 operands are moved through float registers
-// bit for bit (__uint_as_float is a move, never arithmetic).
-#define UF(x) __uint_as_float(x)
-#define FU(x) __float_as_uint(x)
-
-#define ASM_M424F(SP)                                                                                        \
-  float d0, d1, d2, d3;                                                                                      \
-  asm volatile(SP " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"                               \
-               : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)                                                      \
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(UF(c[0])), "f"(UF(c[1])), \
-                 "f"(UF(c[2])), "f"(UF(c[3])));                                                                \
-  d[0] = FU(d0); d[1] = FU(d1); d[2] = FU(d2); d[3] = FU(d3);
-#define ASM_M424I(SP)                                                                                  \
-  asm volatile(SP " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"                         \
-               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])                                        \
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]), \
-                 "r"(c[2]), "r"(c[3]));
-#define ASM_M422H(SP)                                                                                   \
-  asm volatile(SP " {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, {%8,%9};"                                          \
-               : "=r"(d[0]), "=r"(d[1])                                                                 \
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]));
-#define ASM_M214F(SP)                                                                                       \
-  float d0, d1, d2, d3;                                                                                     \
-  asm volatile(SP " {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};"                                          \
-               : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)                                                     \
-               : "r"(a[0]), "r"(a[1]), "r"(b[0]), "f"(UF(c[0])), "f"(UF(c[1])), "f"(UF(c[2])), "f"(UF(c[3]))); \
-  d[0] = FU(d0); d[1] = FU(d1); d[2] = FU(d2); d[3] = FU(d3);
-#define ASM_M214I(SP)                                                                             \
-  asm volatile(SP " {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};"                                \
-               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])                                   \
-               : "r"(a[0]), "r"(a[1]), "r"(b[0]), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));
-#define ASM_M212H(SP)                                              \
-  asm volatile(SP " {%0,%1}, {%2,%3}, {%4}, {%5,%6};"              \
-               : "=r"(d[0]), "=r"(d[1])                            \
-               : "r"(a[0]), "r"(a[1]), "r"(b[0]), "r"(c[0]), "r"(c[1]));
-
-template <int ID>
-__device__ void mma_op(const uint32_t* a, const uint32_t* b, const uint32_t* c, uint32_t* d);
-#define TCEMU_DEF_MMA(ID, CLS, SP, M, N, K, FA, FB, FC, FD) \
-  template <>                                               \
-  __device__ void mma_op<ID>(const uint32_t* a, const uint32_t* b, const uint32_t* c, uint32_t* d) { ASM_##CLS(SP) }
-TCEMU_MMA_SYNC(TCEMU_DEF_MMA)
-#undef TCEMU_DEF_MMA
-
-// One warp per tile; every lane's registers at [(tile*32 + lane)*4 + r].
-template <int ID>
-__global__ void mma_kernel(const uint32_t* fa, const uint32_t* fb, const uint32_t* fc, uint32_t* fd) {
-  const size_t base = (static_cast<size_t>(blockIdx.x) * 32 + threadIdx.x) * 4;
-  uint32_t a[4], b[4], c[4], d[4] = {0, 0, 0, 0};
-#pragma unroll
-  for (int r = 0; r < 4; ++r) { a[r] = fa[base + r]; b[r] = fb[base + r]; c[r] = fc[base + r]; }
-  mma_op<ID>(a, b, c, d);
-#pragma unroll
-  for (int r = 0; r < 4; ++r) fd[base + r] = d[r];
-}
-
-// ---- device: wgmma ---------------------------------------------------------------------
-#define ASM_WF32FULL(SP)                                                                         \
-  float d0 = UF(d[0]), d1 = UF(d[1]), d2 = UF(d[2]), d3 = UF(d[3]);                              \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n" SP " {%0,%1,%2,%3}, %4, %5, p, 1, 1, 0, 0;\n}\n" \
-               : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)                                          \
-               : "l"(da), "l"(db), "r"(scale_d));                                                \
-  d[0] = FU(d0); d[1] = FU(d1); d[2] = FU(d2); d[3] = FU(d3);
-#define ASM_WF32AB(SP)                                                                    \
-  float d0 = UF(d[0]), d1 = UF(d[1]), d2 = UF(d[2]), d3 = UF(d[3]);                       \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n" SP " {%0,%1,%2,%3}, %4, %5, p, 1, 1;\n}\n" \
-               : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)                                   \
-               : "l"(da), "l"(db), "r"(scale_d));                                         \
-  d[0] = FU(d0); d[1] = FU(d1); d[2] = FU(d2); d[3] = FU(d3);
-#define ASM_WF16FULL(SP)                                                                      \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %4, 0;\n" SP " {%0,%1}, %2, %3, p, 1, 1, 0, 0;\n}\n" \
-               : "+r"(d[0]), "+r"(d[1])                                                       \
-               : "l"(da), "l"(db), "r"(scale_d));
-#define ASM_WF16AB(SP)                                                                  \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %4, 0;\n" SP " {%0,%1}, %2, %3, p, 1, 1;\n}\n" \
-               : "+r"(d[0]), "+r"(d[1])                                                 \
-               : "l"(da), "l"(db), "r"(scale_d));
-#define ASM_WINT(SP)                                                                   \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n" SP " {%0,%1,%2,%3}, %4, %5, p;\n}\n" \
-               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])                        \
-               : "l"(da), "l"(db), "r"(scale_d));
-
-template <int ID>
-__device__ void wg_op(uint64_t da, uint64_t db, uint32_t* d, int scale_d);
-#define TCEMU_DEF_WG(ID, CLS, SP, M, N, K, FA, FB, FC, FD) \
-  template <>                                              \
-  __device__ void wg_op<ID>(uint64_t da, uint64_t db, uint32_t* d, int scale_d) { ASM_##CLS(SP) }
-TCEMU_WGMMA(TCEMU_DEF_WG)
-#undef TCEMU_DEF_WG
-
-constexpr int kWgAImage = 2048;  // 64 rows x 32 bytes of K
-constexpr int kWgBImage = 256;   // 8 rows (N) x 32 bytes of K
-
-// Shared-memory matrix descriptor, no swizzle (PTX ISA "Matrix Descriptor Format"): start
-// address, leading- and stride-dimension byte offsets, each >> 4 in 14-bit fields.
-__device__ uint64_t smem_desc(const void* p, uint32_t lbo, uint32_t sbo) {
-  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(p));
-  return static_cast<uint64_t>((addr >> 4) & 0x3fff) | (static_cast<uint64_t>((lbo >> 4) & 0x3fff) << 16) |
-         (static_cast<uint64_t>((sbo >> 4) & 0x3fff) << 32);
-}
-
-// One warpgroup (128 threads) per tile. C enters through the accumulator registers.
-template <int ID>
-__global__ void __launch_bounds__(128) wg_kernel(const uint8_t* a_img, const uint8_t* b_img, const uint32_t* fc,
-                                                 uint32_t* fd, uint32_t lbo, uint32_t sbo, int scale_d) {
-  __shared__ __align__(1024) uint8_t sa[kWgAImage];
-  __shared__ __align__(1024) uint8_t sb[kWgBImage];
-  const int tid = threadIdx.x;
-  const size_t tile = blockIdx.x;
-  reinterpret_cast<uint4*>(sa)[tid] = reinterpret_cast<const uint4*>(a_img + tile * kWgAImage)[tid];
-  if (tid < kWgBImage / 16) reinterpret_cast<uint4*>(sb)[tid] = reinterpret_cast<const uint4*>(b_img + tile * kWgBImage)[tid];
-  // Generic-proxy stores must be made visible to the async proxy that wgmma reads through.
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-  __syncthreads();
-  const size_t base = (tile * 128 + tid) * 4;
-  uint32_t d[4];
-#pragma unroll
-  for (int r = 0; r < 4; ++r) d[r] = fc[base + r];
-  const uint64_t da = smem_desc(sa, lbo, sbo), db = smem_desc(sb, lbo, sbo);
-  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-  wg_op<ID>(da, db, d, scale_d);
-  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-#pragma unroll
-  for (int r = 0; r < 4; ++r) fd[base + r] = d[r];
-}
-
-// ---- host: the table -------------------------------------------------------------------
-using MmaLaunch = void (*)(int, const uint32_t*, const uint32_t*, const uint32_t*, uint32_t*);
-using WgLaunch = void (*)(int, const uint8_t*, const uint8_t*, const uint32_t*, uint32_t*, uint32_t, uint32_t, int);
-template <int ID>
-void launch_mma(int tiles, const uint32_t* a, const uint32_t* b, const uint32_t* c, uint32_t* d) {
-  mma_kernel<ID><<<tiles, 32>>>(a, b, c, d);
-}
-template <int ID>
-void launch_wg(int tiles, const uint8_t* a, const uint8_t* b, const uint32_t* c, uint32_t* d, uint32_t lbo, uint32_t sbo,
-               int scale_d) {
-  wg_kernel<ID><<<tiles, 128>>>(a, b, c, d, lbo, sbo, scale_d);
-}
-
-struct Instr {
-  int id;
-  const char* spelling;
-  bool wgmma;
-  int ra, rb, rc;  // registers per thread of A, B, C/D (wgmma: only rc)
-  TileFormats tf;
-  MmaLaunch mma;
-  WgLaunch wg;
-};
-
-constexpr int regs_a(const char* cls) { return cls[1] == '4' ? 4 : 2; }
-constexpr int regs_b(const char* cls) { return cls[2] == '2' ? 2 : 1; }
-constexpr int regs_c(const char* cls) { return cls[3] == '4' ? 4 : 2; }
-constexpr int regs_wg(const char* cls) { return cls[1] == 'F' && cls[2] == '1' ? 2 : 4; }
-
-const Instr kInstrs[] = {
-#define TCEMU_ROW_MMA(ID, CLS, SP, M, N, K, FA, FB, FC, FD) \
-  {ID, SP, false, regs_a(#CLS), regs_b(#CLS), regs_c(#CLS), {F_(FA), F_(FB), F_(FC), F_(FD), M, N, K}, &launch_mma<ID>, nullptr},
-    TCEMU_MMA_SYNC(TCEMU_ROW_MMA)
-#undef TCEMU_ROW_MMA
-#define TCEMU_ROW_WG(ID, CLS, SP, M, N, K, FA, FB, FC, FD) \
-  {ID, SP, true, 0, 0, regs_wg(#CLS), {F_(FA), F_(FB), F_(FC), F_(FD), M, N, K}, nullptr, &launch_wg<ID>},
-        TCEMU_WGMMA(TCEMU_ROW_WG)
-#undef TCEMU_ROW_WG
-};
+// The instructions, their kernels and launchers.
+#include "mma_record_instrs.cuh"
 
 }  // namespace
 
 namespace {
 
-// ---- host: operand layouts -------------------------------------------------------------
-// mma.sync fragments (PTX ISA "Matrix Fragments for mma.m16n8k*"): lane = 4*g + t.
-//   A, register r, element e (EA elements per register): m = g + 8*(r&1),
-//     k = EA*t + e + (K/2)*(r>>1)
-//   B: k = EB*t + e + (K/2)*r, n = g
-//   C/D, element i = r*EC + e: m = g + 8*(i>>1), n = 2t + (i&1)
-// wgmma: C/D as above in each warp w of the warpgroup, rows offset by 16w; A and B in shared
-// memory, K-major, no swizzle: 8x16-byte core matrices, K-direction core matrices 128 bytes
-// apart, M/N-direction ones 256 bytes apart.
-
-uint64_t fmt_mask(Fmt f) { return fmt_bits(f) >= 64 ? ~uint64_t{0} : (uint64_t{1} << fmt_bits(f)) - 1; }
-
-struct Packed {
-  std::vector<uint32_t> a, b, c;  // mma.sync fragments, or wgmma C (a, b empty)
-  std::vector<uint8_t> a_img, b_img;
-};
-
-void pack_tile(const Instr& in, const Tile& t, Packed& p) {
-  const TileFormats& tf = in.tf;
-  const int K = tf.k, N = tf.n;
-  const int ea = 32 / fmt_bits(tf.a), eb = 32 / fmt_bits(tf.b), ec = 32 / fmt_bits(tf.c);
-  const int threads = in.wgmma ? 128 : 32;
-  const size_t cbase = p.c.size();
-  p.c.resize(cbase + threads * 4, 0);
-  for (int tid = 0; tid < threads; ++tid) {
-    const int lane = tid % 32, w = tid / 32, g = lane / 4, tt = lane % 4;
-    for (int r = 0; r < in.rc; ++r)
-      for (int e = 0; e < ec; ++e) {
-        const int i = r * ec + e, m = 16 * w + g + 8 * (i >> 1), n = 2 * tt + (i & 1);
-        p.c[cbase + tid * 4 + r] |= static_cast<uint32_t>((t.c[m * N + n] & fmt_mask(tf.c)) << (e * fmt_bits(tf.c)));
-      }
-  }
-  if (!in.wgmma) {
-    const size_t base = p.a.size();
-    p.a.resize(base + 128, 0);
-    p.b.resize(base + 128, 0);
-    for (int lane = 0; lane < 32; ++lane) {
-      const int g = lane / 4, tt = lane % 4;
-      for (int r = 0; r < in.ra; ++r)
-        for (int e = 0; e < ea; ++e) {
-          const int m = g + 8 * (r & 1), k = ea * tt + e + (K / 2) * (r >> 1);
-          p.a[base + lane * 4 + r] |= static_cast<uint32_t>((t.a[m * K + k] & fmt_mask(tf.a)) << (e * fmt_bits(tf.a)));
-        }
-      for (int r = 0; r < in.rb; ++r)
-        for (int e = 0; e < eb; ++e) {
-          const int k = eb * tt + e + (K / 2) * r, n = g;
-          p.b[base + lane * 4 + r] |= static_cast<uint32_t>((t.b[k * N + n] & fmt_mask(tf.b)) << (e * fmt_bits(tf.b)));
-        }
-    }
-    return;
-  }
-  const size_t abase = p.a_img.size(), bbase = p.b_img.size();
-  p.a_img.resize(abase + kWgAImage, 0);
-  p.b_img.resize(bbase + kWgBImage, 0);
-  auto put = [](uint8_t* img, int row, int k, int bytes, uint64_t code) {
-    const int kb = k * bytes;
-    const int off = (row / 8) * 256 + (kb / 16) * 128 + (row % 8) * 16 + kb % 16;
-    for (int i = 0; i < bytes; ++i) img[off + i] = static_cast<uint8_t>(code >> (8 * i));
-  };
-  const int ba = fmt_bits(tf.a) / 8, bb = fmt_bits(tf.b) / 8;
-  for (int m = 0; m < tf.m; ++m)
-    for (int k = 0; k < K; ++k) put(&p.a_img[abase], m, k, ba, t.a[m * K + k]);
-  for (int n = 0; n < N; ++n)
-    for (int k = 0; k < K; ++k) put(&p.b_img[bbase], n, k, bb, t.b[k * N + n]);
-}
-
-void unpack_d(const Instr& in, const uint32_t* fd, Tile& t) {
-  const TileFormats& tf = in.tf;
-  const int ec = 32 / fmt_bits(tf.d), threads = in.wgmma ? 128 : 32;
-  t.d.assign(tf.m * tf.n, 0);
-  for (int tid = 0; tid < threads; ++tid) {
-    const int lane = tid % 32, w = tid / 32, g = lane / 4, tt = lane % 4;
-    for (int r = 0; r < in.rc; ++r)
-      for (int e = 0; e < ec; ++e) {
-        const int i = r * ec + e, m = 16 * w + g + 8 * (i >> 1), n = 2 * tt + (i & 1);
-        t.d[m * tf.n + n] = (fd[tid * 4 + r] >> (e * fmt_bits(tf.d))) & fmt_mask(tf.d);
-      }
-  }
-}
-
-// Runs tiles on the GPU; false (with a message) on any CUDA error.
-bool run_tiles(const Instr& in, std::vector<Tile>& tiles, uint32_t lbo, uint32_t sbo, int scale_d, std::string& err) {
-  if (tiles.empty()) return true;
-  Packed p;
-  for (const Tile& t : tiles) pack_tile(in, t, p);
-  const int threads = in.wgmma ? 128 : 32;
-  const size_t nd = tiles.size() * threads * 4;
-  uint32_t *da = nullptr, *db = nullptr, *dc = nullptr, *dd = nullptr;
-  uint8_t *ia = nullptr, *ib = nullptr;
-  auto fail = [&](cudaError_t e, const char* what) {
-    err = std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
-    return false;
-  };
-  cudaError_t e;
-  if ((e = cudaMalloc(&dc, nd * 4)) || (e = cudaMalloc(&dd, nd * 4))) return fail(e, "cudaMalloc");
-  if ((e = cudaMemcpy(dc, p.c.data(), nd * 4, cudaMemcpyHostToDevice))) return fail(e, "copy C");
-  if (!in.wgmma) {
-    if ((e = cudaMalloc(&da, nd * 4)) || (e = cudaMalloc(&db, nd * 4))) return fail(e, "cudaMalloc");
-    if ((e = cudaMemcpy(da, p.a.data(), nd * 4, cudaMemcpyHostToDevice)) ||
-        (e = cudaMemcpy(db, p.b.data(), nd * 4, cudaMemcpyHostToDevice)))
-      return fail(e, "copy A/B");
-    in.mma(static_cast<int>(tiles.size()), da, db, dc, dd);
-  } else {
-    if ((e = cudaMalloc(&ia, p.a_img.size())) || (e = cudaMalloc(&ib, p.b_img.size()))) return fail(e, "cudaMalloc");
-    if ((e = cudaMemcpy(ia, p.a_img.data(), p.a_img.size(), cudaMemcpyHostToDevice)) ||
-        (e = cudaMemcpy(ib, p.b_img.data(), p.b_img.size(), cudaMemcpyHostToDevice)))
-      return fail(e, "copy A/B images");
-    in.wg(static_cast<int>(tiles.size()), ia, ib, dc, dd, lbo, sbo, scale_d);
-  }
-  if ((e = cudaGetLastError())) return fail(e, "launch");
-  if ((e = cudaDeviceSynchronize())) return fail(e, "kernel");
-  std::vector<uint32_t> hd(nd);
-  if ((e = cudaMemcpy(hd.data(), dd, nd * 4, cudaMemcpyDeviceToHost))) return fail(e, "copy D");
-  for (size_t i = 0; i < tiles.size(); ++i) unpack_d(in, &hd[i * threads * 4], tiles[i]);
-  cudaFree(da); cudaFree(db); cudaFree(dc); cudaFree(dd); cudaFree(ia); cudaFree(ib);
-  return true;
-}
-
-// Exact product of a layout-check tile (small integers: every datapath is exact).
-int layout_mismatches(const Instr& in, const Tile& t, int scale_d, std::string& first) {
-  const TileFormats& tf = in.tf;
-  int bad = 0;
-  for (int m = 0; m < tf.m; ++m)
-    for (int n = 0; n < tf.n; ++n) {
-      double s = scale_d ? value_of(tf.c, t.c[m * tf.n + n]) : 0.0;
-      for (int k = 0; k < tf.k; ++k) s += value_of(tf.a, t.a[m * tf.k + k]) * value_of(tf.b, t.b[k * tf.n + n]);
-      const double got = value_of(tf.d, t.d[m * tf.n + n]);
-      if (got != s) {
-        if (bad == 0) {
-          std::ostringstream os;
-          os << "D[" << m << "][" << n << "] = " << got << ", expected " << s;
-          first = os.str();
-        }
-        ++bad;
-      }
-    }
-  return bad;
-}
+// Operand layouts, running tiles, the layout self-check.
+#include "mma_record_layout.cuh"
 
 struct Options {
   std::string out_dir = ".";
@@ -595,33 +253,9 @@ bool parse_args(int argc, char** argv, Options& o) {
   return true;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Options o;
-  if (!parse_args(argc, argv, o)) return 2;
-  now_s();
-  const int n_instr = static_cast<int>(sizeof(kInstrs) / sizeof(kInstrs[0]));
-  if (o.list) {
-    for (const Instr& in : kInstrs) std::printf("%s\n", in.spelling);
-    return 0;
-  }
-  if (o.child >= 0) return o.child < n_instr ? run_child(kInstrs[o.child], o) : 2;
-
-  const std::string dir = o.out_dir + "/mma";
-  ::mkdir(o.out_dir.c_str(), 0755);
-  ::mkdir(dir.c_str(), 0755);
-  if (o.host_dry_run) {
-    int rc = 0;
-    for (int i = 0; i < n_instr; ++i)
-      if (o.only.empty() || std::string(kInstrs[i].spelling).find(o.only) != std::string::npos) rc |= host_dry_run(kInstrs[i], o);
-    return rc;
-  }
-  std::vector<int> todo;
-  for (int i = 0; i < n_instr; ++i)
-    if (o.only.empty() || std::string(kInstrs[i].spelling).find(o.only) != std::string::npos) todo.push_back(i);
-  logf("mma_record: %zu instructions, %d at a time, child timeout %d s\n", todo.size(), o.jobs, o.child_timeout);
-
+// Runs each instruction of `todo` in its own child process, o.jobs at a time; returns how
+// each child ended (indexed by instruction).
+std::vector<std::string> run_children(const std::vector<int>& todo, const Options& o, int n_instr) {
   // Children are forked before this process touches CUDA (a CUDA context does not survive fork).
   struct Running { pid_t pid; int index; double start; };
   std::vector<Running> running;
@@ -661,8 +295,13 @@ int main(int argc, char** argv) {
       running.erase(running.begin() + static_cast<long>(r));
     }
   }
+  return outcome;
+}
 
-  // Summary: the children's status lines, or what happened to a child that wrote none.
+// mma_summary.txt: the children's status lines, or what happened to a child that wrote none.
+// Returns the number of VALID records and of the others.
+std::pair<int, int> write_summary(const std::vector<int>& todo, const std::vector<std::string>& outcome, const Options& o,
+                                  const std::string& dir) {
   std::ofstream sum(o.out_dir + "/mma_summary.txt");
   sum << "# tools/gpu/mma_record: instruction[_scale-dN] status tiles layout_check ... (files in mma_record.tar.gz)\n";
   int valid = 0, other = 0;
@@ -679,6 +318,38 @@ int main(int argc, char** argv) {
     else if (outcome[idx] != "ok") sum << "#   " << kInstrs[idx].spelling << " process: " << outcome[idx] << "\n";
     std::remove((dir + "/" + file_stem(kInstrs[idx], 1) + ".status").c_str());
   }
+  return {valid, other};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!parse_args(argc, argv, o)) return 2;
+  now_s();
+  const int n_instr = static_cast<int>(sizeof(kInstrs) / sizeof(kInstrs[0]));
+  if (o.list) {
+    for (const Instr& in : kInstrs) std::printf("%s\n", in.spelling);
+    return 0;
+  }
+  if (o.child >= 0) return o.child < n_instr ? run_child(kInstrs[o.child], o) : 2;
+
+  const std::string dir = o.out_dir + "/mma";
+  ::mkdir(o.out_dir.c_str(), 0755);
+  ::mkdir(dir.c_str(), 0755);
+  if (o.host_dry_run) {
+    int rc = 0;
+    for (int i = 0; i < n_instr; ++i)
+      if (o.only.empty() || std::string(kInstrs[i].spelling).find(o.only) != std::string::npos) rc |= host_dry_run(kInstrs[i], o);
+    return rc;
+  }
+  std::vector<int> todo;
+  for (int i = 0; i < n_instr; ++i)
+    if (o.only.empty() || std::string(kInstrs[i].spelling).find(o.only) != std::string::npos) todo.push_back(i);
+  logf("mma_record: %zu instructions, %d at a time, child timeout %d s\n", todo.size(), o.jobs, o.child_timeout);
+
+  const std::vector<std::string> outcome = run_children(todo, o, n_instr);
+  const auto [valid, other] = write_summary(todo, outcome, o, dir);
   logf("mma_record: %d records VALID, %d not; summary in %s/mma_summary.txt\n", valid, other, o.out_dir.c_str());
   return 0;
 }

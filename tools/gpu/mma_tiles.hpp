@@ -145,45 +145,59 @@ inline std::optional<Tile> realize(const ValTile& v, const TileFormats& tf) {
 
 // Directed probes (docs/sources.md, "Directed probes"), as value tiles. Every row of A holds the probe's a vector
 // and every column of B its b vector unless said otherwise, so each D element repeats the
-// experiment with its own C.
-inline std::vector<ValTile> directed_probes(const TileFormats& tf) {
-  const int M = tf.m, N = tf.n, K = tf.k, MN = M * N;
+// experiment with its own C. ProbeSet holds the tile shape and the helpers; each add_* step
+// appends one family of probes, in the order directed_probes calls them.
+struct ProbeSet {
+  explicit ProbeSet(const TileFormats& f) : tf(f), M(f.m), N(f.n), K(f.k), MN(f.m * f.n) {}
+  const TileFormats& tf;
+  const int M, N, K, MN;
   std::vector<ValTile> out;
-  auto blank = [&](const std::string& label) {
+
+  ValTile blank(const std::string& label) const {
     ValTile v;
     v.label = label;
     v.a.assign(M * K, 0.0);
     v.b.assign(K * N, 0.0);
     v.c.assign(MN, 0.0);
     return v;
-  };
-  auto rows = [&](ValTile& v, const std::vector<double>& a) {
+  }
+  void rows(ValTile& v, const std::vector<double>& a) const {
     for (int m = 0; m < M; ++m)
       for (int k = 0; k < K && k < static_cast<int>(a.size()); ++k) v.a[m * K + k] = a[k];
-  };
-  auto cols = [&](ValTile& v, const std::vector<double>& b) {
+  }
+  void cols(ValTile& v, const std::vector<double>& b) const {
     for (int k = 0; k < K && k < static_cast<int>(b.size()); ++k)
       for (int n = 0; n < N; ++n) v.b[k * N + n] = b[k];
-  };
-  auto allc = [&](ValTile& v, double c) { v.c.assign(MN, c); };
+  }
+  void allc(ValTile& v, double c) const { v.c.assign(MN, c); }
+};
 
+// The one-shot discriminator and F via C with halving.
+inline void add_discriminator_probes(ProbeSet& p) {
+  const int MN = p.MN;
+  std::vector<ValTile>& out = p.out;
   // One-shot discriminator [MS] and its mirror.
   for (int s : {1, -1}) {
-    ValTile v = blank(s > 0 ? "probe:one-shot-discriminator" : "probe:one-shot-discriminator-mirror");
-    rows(v, {-s * 0x1p13, -s * 0.5, -s * 0.25, -s * 0.125});
-    cols(v, {0x1p10, 1, 1, 1});
-    allc(v, s * 0x1p23);
+    ValTile v = p.blank(s > 0 ? "probe:one-shot-discriminator" : "probe:one-shot-discriminator-mirror");
+    p.rows(v, {-s * 0x1p13, -s * 0.5, -s * 0.25, -s * 0.125});
+    p.cols(v, {0x1p10, 1, 1, 1});
+    p.allc(v, s * 0x1p23);
     out.push_back(v);
   }
   // F via C with halving [MS]: products +-2^14 cancel, C[i] = +-2^(13-i).
   for (int s : {1, -1}) {
-    ValTile v = blank(s > 0 ? "probe:F-via-C-halving" : "probe:F-via-C-halving-negative");
-    rows(v, {0x1p7, -0x1p7});
-    cols(v, {0x1p7, 0x1p7});
+    ValTile v = p.blank(s > 0 ? "probe:F-via-C-halving" : "probe:F-via-C-halving-negative");
+    p.rows(v, {0x1p7, -0x1p7});
+    p.cols(v, {0x1p7, 0x1p7});
     for (int i = 0; i < MN; ++i) v.c[i] = s * std::ldexp(1.0, 13 - i);
     v.soft_c = true;
     out.push_back(v);
   }
+}
+
+inline void add_alignment_probes(ProbeSet& p) {
+  const int MN = p.MN;
+  std::vector<ValTile>& out = p.out;
   // Alignment rounding: C = +-q * 2^(14-f), q in {0.25 .. 1.75}, f in 18..33, with the
   // cancelling pair; the truncation of C below 2^(14-F) shows.
   {
@@ -192,21 +206,27 @@ inline std::vector<ValTile> directed_probes(const TileFormats& tf) {
       for (int f = 18; f <= 33; ++f)
         for (double q : {0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75}) cs.push_back(s * q * std::ldexp(1.0, 14 - f));
     for (size_t base = 0, t = 0; base < cs.size(); base += MN, ++t) {
-      ValTile v = blank("probe:alignment-rounding-" + std::to_string(t));
-      rows(v, {0x1p7, -0x1p7});
-      cols(v, {0x1p7, 0x1p7});
+      ValTile v = p.blank("probe:alignment-rounding-" + std::to_string(t));
+      p.rows(v, {0x1p7, -0x1p7});
+      p.cols(v, {0x1p7, 0x1p7});
       for (int i = 0; i < MN; ++i) v.c[i] = base + i < cs.size() ? cs[base + i] : 0.0;
       v.soft_c = true;
       out.push_back(v);
     }
   }
+}
+
+// Carry / block size and final rounding.
+inline void add_carry_probes(ProbeSet& p) {
+  const int M = p.M, N = p.N, K = p.K;
+  std::vector<ValTile>& out = p.out;
   // Carry / block size [KM]: c = 1 + 2^-d, a0 b0 = 1, a_k b_k = 2^-d at k = 1..K-1 (one k
   // per row), and the mirror; d = 23 (f32 output), 13 (FP8's 13 bits), 10 (f16 output).
   for (int d : {23, 13, 10})
     for (int s : {1, -1})
       for (int t0 = 0; t0 < K - 1; t0 += M) {
-        ValTile v = blank("probe:carry-block-size d=" + std::to_string(d) + (s > 0 ? "" : " mirror") + " rows k=" +
-                          std::to_string(t0 + 1) + "..");
+        ValTile v = p.blank("probe:carry-block-size d=" + std::to_string(d) + (s > 0 ? "" : " mirror") + " rows k=" +
+                            std::to_string(t0 + 1) + "..");
         const int a1 = d / 2, b1 = d - d / 2;
         for (int m = 0; m < M; ++m) {
           const int km = 1 + (t0 + m) % (K - 1);
@@ -217,45 +237,57 @@ inline std::vector<ValTile> directed_probes(const TileFormats& tf) {
           v.b[0 * N + n] = 1.0;
           for (int k = 1; k < K; ++k) v.b[k * N + n] = std::ldexp(1.0, -b1);
         }
-        allc(v, s * (1.0 + std::ldexp(1.0, -d)));
+        p.allc(v, s * (1.0 + std::ldexp(1.0, -d)));
         out.push_back(v);
       }
   // Final rounding [KM]: c = 1 + 2^-d + 2^-(d-1) plus three products of 1, and the mirror.
   for (int d : {23, 13, 10})
     for (int s : {1, -1}) {
-      ValTile v = blank("probe:final-rounding d=" + std::to_string(d) + (s > 0 ? "" : " mirror"));
-      rows(v, {s * 1.0, s * 1.0, s * 1.0});
-      cols(v, {1, 1, 1});
-      allc(v, s * (1.0 + std::ldexp(1.0, -d) + std::ldexp(1.0, -(d - 1))));
+      ValTile v = p.blank("probe:final-rounding d=" + std::to_string(d) + (s > 0 ? "" : " mirror"));
+      p.rows(v, {s * 1.0, s * 1.0, s * 1.0});
+      p.cols(v, {1, 1, 1});
+      p.allc(v, s * (1.0 + std::ldexp(1.0, -d) + std::ldexp(1.0, -(d - 1))));
       out.push_back(v);
     }
+}
+
+// Exact products and the e_zero tie.
+inline void add_exact_probes(ProbeSet& p) {
+  const TileFormats& tf = p.tf;
+  std::vector<ValTile>& out = p.out;
   // Exact products [F21]: (1 - 2^-(m+1))^2, with C = 0 and C = -1.
   {
     const int ma = tcemu::info(tf.a).man_bits, mb = tcemu::info(tf.b).man_bits;
     for (double c : {0.0, -1.0}) {
-      ValTile v = blank(c == 0 ? "probe:exact-product" : "probe:exact-product c=-1");
-      rows(v, {1.0 - std::ldexp(1.0, -(ma + 1))});
-      cols(v, {1.0 - std::ldexp(1.0, -(mb + 1))});
-      allc(v, c);
+      ValTile v = p.blank(c == 0 ? "probe:exact-product" : "probe:exact-product c=-1");
+      p.rows(v, {1.0 - std::ldexp(1.0, -(ma + 1))});
+      p.cols(v, {1.0 - std::ldexp(1.0, -(mb + 1))});
+      p.allc(v, c);
       out.push_back(v);
     }
   }
   // e_zero tie vector (absolute values, not scaled).
   {
-    ValTile v = blank("probe:e_zero-tie");
-    rows(v, {0x1p-14, 0x1p-24, 0.0});
-    cols(v, {0x1p-11, 0x1p-24, 1.0});
+    ValTile v = p.blank("probe:e_zero-tie");
+    p.rows(v, {0x1p-14, 0x1p-24, 0.0});
+    p.cols(v, {0x1p-11, 0x1p-24, 1.0});
     v.scalable = false;
     out.push_back(v);
   }
-  // Specials.
+}
+
+// Specials: signed zeros, Inf, NaN, overflow.
+inline void add_special_probes(ProbeSet& p) {
+  const TileFormats& tf = p.tf;
+  const int K = p.K;
+  std::vector<ValTile>& out = p.out;
   const double inf = INFINITY, nan = std::nan("");
   const double amax = max_finite(tf.a), bmax = max_finite(tf.b), cmax = max_finite(tf.c);
   auto special = [&](const std::string& label, std::vector<double> a, std::vector<double> b, double c) {
-    ValTile v = blank("special:" + label);
-    rows(v, a);
-    cols(v, b);
-    allc(v, c);
+    ValTile v = p.blank("special:" + label);
+    p.rows(v, a);
+    p.cols(v, b);
+    p.allc(v, c);
     v.scalable = false;
     out.push_back(v);
   };
@@ -277,7 +309,16 @@ inline std::vector<ValTile> directed_probes(const TileFormats& tf) {
   special("max*max+Cmax", {amax}, {bmax}, cmax);
   special("-max*max-Cmax", {-amax}, {bmax}, -cmax);
   special("max*max*K", std::vector<double>(K, amax), std::vector<double>(K, bmax), 0.0);
-  return out;
+}
+
+inline std::vector<ValTile> directed_probes(const TileFormats& tf) {
+  ProbeSet p(tf);
+  add_discriminator_probes(p);
+  add_alignment_probes(p);
+  add_carry_probes(p);
+  add_exact_probes(p);
+  add_special_probes(p);
+  return std::move(p.out);
 }
 
 // Integer (s8) probes: wrap-around or saturation of the int32 accumulator, and exact sums.

@@ -125,13 +125,14 @@ class Converter {
   const ConvertOptions& options() const { return opt_; }
   ConvertResult operator()(uint64_t code, uint32_t rbits = 0) const { return convert(from_, to_, code, opt_, rbits); }
   // Converts n elements stored in their natural containers (container_bytes). `rbits` (one
-  // per element) is required with Round::rs (std::invalid_argument without it) and ignored
-  // otherwise. Flags are not reported. Arrays of 64 Ki elements and more are converted in
+  // per element) is used with Round::rs and ignored otherwise. Precondition: rbits is not null
+  // when needs_rbits() (std::invalid_argument otherwise). Flags are not reported. Arrays of 64 Ki elements and more are converted in
   // chunks on thread_count(exec) threads (parallel.hpp; the default: every core or
   // TCEMU_NUM_THREADS); every element's result is the same for any thread count.
   void run(const void* src, void* dst, size_t n, const uint32_t* rbits = nullptr) const { run(src, dst, n, rbits, Exec{}); }
   void run(const void* src, void* dst, size_t n, const uint32_t* rbits, const Exec& exec) const;
   bool has_fast_kernel() const { return kernel_ != nullptr; }
+  bool needs_rbits() const { return opt_.round == Round::rs; }  // stochastic rounding
 
  private:
   using Kernel = void (*)(const void*, void*, size_t);

@@ -70,6 +70,8 @@ struct BlockScales {
 // One fused step: n <= L terms a[i]*b[i] (codes of fa, fb) plus c, a code of the output
 // format. Returns the code of D (f32 or f16; int32 two's complement for the integer kind).
 // `scales` is required by st_fdpa and gst_fdpa and indexed from k = 0 of this step.
+// Precondition: check_dot_args(p, fa, fb, a.size(), b.size(), scales, true) is empty (validate's
+// checks, a and b of one length n <= L, enough scales); std::invalid_argument otherwise.
 uint64_t fdpa_step(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint64_t> a,
                    std::span<const uint64_t> b, uint64_t c, const BlockScales* scales = nullptr);
 
@@ -78,8 +80,16 @@ uint64_t fdpa_step(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint
 // With kpair_halves or C added after the instruction, the chunks are instructions of
 // instruction_terms(p) terms: each one's steps (over instruction_k_order) chain from +0 (or
 // from d), and C (the running d) is added after by add_rne.
+// Precondition: check_dot_args(p, fa, fb, a.size(), b.size(), scales, false) is empty
+// (validate's checks, a and b of one length, L a multiple of the scale block, enough scales);
+// std::invalid_argument otherwise.
 uint64_t fdpa_dot(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint64_t> a,
                   std::span<const uint64_t> b, uint64_t c, const BlockScales* scales = nullptr);
+
+// What fdpa_step (step true) or fdpa_dot (step false) would refuse in these arguments, or ""
+// (datapath_checks.cpp): the check a caller with user data runs first.
+std::string check_dot_args(const DatapathParams& p, Fmt fa, Fmt fb, size_t na, size_t nb, const BlockScales* scales,
+                           bool step);
 
 // The terms of one instruction for the forms defined per instruction: 2L with kpair_halves,
 // else L; and the order in which its k enter the steps (k-pair halves: {k : floor(k/2)

@@ -178,8 +178,9 @@ struct Decoded8 {
   int8_t exp;
   uint8_t sig;
 };
-// Decodes n codes of a format of 8 bits or fewer through a table (std::invalid_argument for
-// a wider format). The fast path for operand decoding.
+// Decodes n codes of a format of 8 bits or fewer through a table. Precondition:
+// info(f).width <= 8 (std::invalid_argument for a wider format). The fast path for operand
+// decoding.
 void decode_codes(Fmt f, const uint8_t* codes, Decoded8* out, size_t n);
 
 // Canonical NaN code of a format (f32 0x7FFFFFFF, f16/bf16 0x7FFF, e4m3/e5m2 0x7F, ue8m0

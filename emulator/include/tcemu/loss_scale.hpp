@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "tcemu/format.hpp"
 
@@ -21,8 +22,14 @@ struct GradScalerOptions {
   int32_t growth_interval = 2000;
 };
 
+// Empty when the options are usable, else what is wrong (an interval of 0 or less, a growth
+// factor not above 1, a backoff factor not below 1).
+std::string grad_scaler_options_error(const GradScalerOptions& o);
+
 class GradScaler {
  public:
+  // Precondition: grad_scaler_options_error(o) is empty (std::invalid_argument with that
+  // message otherwise).
   explicit GradScaler(const GradScalerOptions& o = {});
   float scale() const { return scale_; }
   int32_t growth_tracker() const { return tracker_; }
@@ -36,8 +43,10 @@ class GradScaler {
   // returns found_inf: whether any input gradient was not finite.
   bool unscale(std::span<float> grads) const;
   // The same for gradients stored as f16 or bf16 codes: the product is computed in f32 and
-  // rounded back (RN).
+  // rounded back (RN). Precondition: unscale_codes_error(f) is empty (std::invalid_argument
+  // with that message for another format).
   bool unscale_codes(std::span<uint16_t> grads, Fmt f) const;
+  static std::string unscale_codes_error(Fmt f);
 
  private:
   GradScalerOptions o_;
@@ -58,8 +67,13 @@ struct MegatronScalerOptions {
 // scale = max(scale * backoff, min_scale) (f32). Otherwise growth tracker + 1; on reaching the
 // interval: tracker 0, hysteresis tracker reset, scale = scale * growth (f32; no Inf check,
 // as in Megatron: a scale can overflow to Inf after 2^96 steps without inf).
+// Empty when the options are usable, else what is wrong (an interval or hysteresis of 0 or less).
+std::string megatron_scaler_options_error(const MegatronScalerOptions& o);
+
 class MegatronDynamicScaler {
  public:
+  // Precondition: megatron_scaler_options_error(o) is empty (std::invalid_argument with that
+  // message otherwise).
   explicit MegatronDynamicScaler(const MegatronScalerOptions& o = {});
   float scale() const { return scale_; }
   float inv_scale() const { return 1.0f / scale_; }

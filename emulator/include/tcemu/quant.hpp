@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -45,6 +46,7 @@ struct BlockGrid {
   size_t scale_count() const { return scale_rows() * scale_cols(); }
   size_t scale_index(size_t r, size_t c) const { return (r / block_rows) * scale_cols() + c / block_cols; }
 };
+// Precondition: block > 0 (std::invalid_argument "block size must be positive" otherwise).
 BlockGrid make_grid(size_t rows, size_t cols, BlockAxis axis, size_t block);
 
 // How the shared scale is chosen from the block's amax.
@@ -130,6 +132,7 @@ struct MxTensor {
 };
 
 // Element format parameters used by the scale rules.
+// Precondition of mx_emax and mx_max_norm: mx_supported(elem) (std::invalid_argument otherwise).
 int mx_emax(Fmt elem);          // OCP emax_elem: e4m3 8, e5m2 15, e3m2 4, e2m3 2, e2m1 2, s8 0
 float mx_max_norm(Fmt elem);    // 448, 57344, 28, 7.5, 6, 127/64
 bool mx_supported(Fmt elem);
@@ -155,7 +158,12 @@ float mx_amax(std::span<const float> values, AmaxNan policy);
 float mx_amax(std::span<const float> values, AmaxNan policy, const Exec& exec);
 
 // Quantizes a rows x cols tensor. With Round::rs, `rbits` holds one random word per element
-// (same layout as x); std::invalid_argument otherwise, and for unsupported options.
+// (same layout as x).
+// Precondition: mx_quantize_error(x.size(), rows, cols, o, rbits.size()) is empty (an
+// unsupported element format or rounding, a size that is not rows * cols, options that do not
+// go together, too few random words, block 0); std::invalid_argument with that message
+// otherwise. quant::quantize (quant_recipe.hpp) returns the message instead.
+std::string mx_quantize_error(size_t n, size_t rows, size_t cols, const MxOptions& o, size_t rbits);
 // The plain call uses Exec{} (TCEMU_NUM_THREADS, else every core); the result is the same for
 // every thread count.
 MxTensor mx_quantize(std::span<const float> x, size_t rows, size_t cols, const MxOptions& o,

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -98,20 +99,30 @@ bool nvfp4_te_fast_math_applies(const Nvfp4Options& o);
 // With Round::rs, `rbits` holds one random word per group of 4 consecutive elements of a
 // row (cols must then be a multiple of 4); element j of a group lands in field j from the low
 // end of the cvt's packed result (so it is operand f, e, b, a for j = 0..3).
+// Precondition: nvfp4_quantize_error(x.size(), rows, cols, o, rbits.size()) is empty (a size
+// that is not rows * cols, a rounding other than rn/rs, options that do not go together, too
+// few random words, rht with cols not a multiple of 16); std::invalid_argument with that
+// message otherwise. quant::quantize (quant_recipe.hpp) returns the message instead.
+std::string nvfp4_quantize_error(size_t n, size_t rows, size_t cols, const Nvfp4Options& o, size_t rbits);
 Nvfp4Tensor nvfp4_quantize(std::span<const float> x, size_t rows, size_t cols, const Nvfp4Options& o,
                            std::span<const uint32_t> rbits = {});
 // The same on thread_count(exec) threads (the plain call: Exec{}); the same bits for every count.
 Nvfp4Tensor nvfp4_quantize(std::span<const float> x, size_t rows, size_t cols, const Nvfp4Options& o,
                            std::span<const uint32_t> rbits, const Exec& exec);
 // Nvfp4Dequant::tcemu: elem * sfb * (1/S_enc) for te (left to right, f32), elem * (per_tensor
-// * sfb) for torchao; te_kernel: TE's kernel from q.amax (std::invalid_argument for torchao
-// orders, which TE does not produce).
+// * sfb) for torchao; te_kernel: TE's kernel from q.amax.
+// Precondition: nvfp4_dequantize_error(q, d) is empty (te_kernel with a torchao order, which TE
+// does not produce); std::invalid_argument with that message otherwise.
+std::string nvfp4_dequantize_error(const Nvfp4Tensor& q, Nvfp4Dequant d);
 std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d = Nvfp4Dequant::tcemu);
 std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d, const Exec& exec);
 
 // diag(s) H16 / 4 applied to each group of 16 consecutive elements of each row (cols a
 // multiple of 16): y_j = sum_i x_i s_i (-1)^popcount(i & j) / 4, summed exactly and rounded
 // once (RN) to bf16 or f32. NaN or Inf - Inf gives NaN. Returned as f32 values.
+// Precondition: rht16_error(x.size(), rows, cols) is empty; std::invalid_argument with that
+// message otherwise.
+std::string rht16_error(size_t n, size_t rows, size_t cols);
 std::vector<float> rht16(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask = kTeRhtSignMask,
                          RhtOut out = RhtOut::bf16);
 std::vector<float> rht16(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask, RhtOut out,

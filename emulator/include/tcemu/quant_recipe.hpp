@@ -15,6 +15,7 @@
 #include "tcemu/quant.hpp"
 #include "tcemu/quant_nvfp4.hpp"
 #include "tcemu/quant_scaling.hpp"
+#include "tcemu/result.hpp"
 
 namespace tcemu::quant {
 
@@ -72,16 +73,25 @@ Upstream recipe_upstream(const Recipe& r);
 
 // Random words a recipe needs for n elements (stochastic rounding), 0 when it rounds to nearest.
 size_t random_words_needed(const Recipe& r, size_t n);
-Quantized quantize(const Recipe& r, std::span<const float> x, size_t rows, size_t cols,
-                   std::span<const uint32_t> rbits = {});
-std::vector<float> dequantize(const Recipe& r, const Quantized& q);
+// Quantizes a rows x cols tensor x (rbits: random_words_needed words for stochastic rounding).
+// An error a user can cause (a size that is not rows * cols, options that do not go together,
+// too few random words; the messages of mx_quantize_error, nvfp4_quantize_error,
+// fp8_blockwise_error) is returned in Result::error, as quantize_error(r, x.size(), rows, cols,
+// rbits.size()) would give it.
+Result<Quantized> quantize(const Recipe& r, std::span<const float> x, size_t rows, size_t cols,
+                           std::span<const uint32_t> rbits = {});
+std::string quantize_error(const Recipe& r, size_t n, size_t rows, size_t cols, size_t rbits);
+// The values of q. Codes or scales that do not match q's shapes or the recipe's blocks, or a
+// dequantize arithmetic that does not apply to the recipe, are returned in Result::error.
+Result<std::vector<float>> dequantize(const Recipe& r, const Quantized& q);
 // The same on thread_count(exec) threads; the calls above use Exec{} (TCEMU_NUM_THREADS, else
 // every core). Blocks (and pieces of the per-tensor amax) are independent, so the codes, scales
 // and values are the same bits for every thread count.
-Quantized quantize(const Recipe& r, std::span<const float> x, size_t rows, size_t cols, std::span<const uint32_t> rbits,
-                   const Exec& exec);
-std::vector<float> dequantize(const Recipe& r, const Quantized& q, const Exec& exec);
+Result<Quantized> quantize(const Recipe& r, std::span<const float> x, size_t rows, size_t cols,
+                           std::span<const uint32_t> rbits, const Exec& exec);
+Result<std::vector<float>> dequantize(const Recipe& r, const Quantized& q, const Exec& exec);
 // The largest magnitude an element of the recipe can hold before scaling (448, 6, ...).
+// Precondition: the recipe's element format is one of its kind (mx_supported, fp8_format_error).
 float element_max(const Recipe& r);
 
 }  // namespace tcemu::quant

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,8 +23,11 @@
 
 namespace tcemu::quant {
 
-// FP8 max of e4m3 (448) or e5m2 (57344); std::invalid_argument for another format.
+// FP8 max of e4m3 (448) or e5m2 (57344). Precondition: fp8_format_error(f) is empty
+// (std::invalid_argument with that message for another format). Every call below that takes an
+// FP8 format has this precondition.
 float fp8_max(Fmt f);
+std::string fp8_format_error(Fmt f);
 
 // TE compute_scale_from_amax: amax below epsilon becomes epsilon; Inf, NaN or 0 amax gives 1;
 // scale = fp8_max / amax; an infinite quotient gives value_for_inf; with pow2 the f32 fraction
@@ -61,6 +65,10 @@ struct BlockwiseFp8 {
 };
 // `input` is the tensor's format: an infinite quotient gives its largest finite value
 // (compute_scale_from_types: FLT_MAX for f32, 0x1.FEp127 for bf16, 65504 for f16).
+// Precondition: fp8_blockwise_error(x.size(), rows, cols, f, input) is empty (an input format
+// other than f32/bf16/f16, a size that is not rows * cols, a format that is not FP8);
+// std::invalid_argument with that message otherwise.
+std::string fp8_blockwise_error(size_t n, size_t rows, size_t cols, Fmt f, Fmt input);
 BlockwiseFp8 fp8_blockwise(std::span<const float> x, size_t rows, size_t cols, Fmt f, bool tile_128x128,
                            bool pow2 = true, float epsilon = 0.0f, Fmt input = Fmt::f32);
 BlockwiseFp8 fp8_blockwise(std::span<const float> x, size_t rows, size_t cols, Fmt f, bool tile_128x128, bool pow2,
@@ -86,9 +94,13 @@ struct DelayedScalingOptions {
   DelayedUpdate update = DelayedUpdate::fused;
 };
 
+// Empty when the options are usable, else what is wrong (a history length of 0).
+std::string delayed_scaling_options_error(const DelayedScalingOptions& o);
+
 class DelayedScaling {
  public:
-  // `backward`: the tensor is a gradient (HYBRID then uses e5m2).
+  // `backward`: the tensor is a gradient (HYBRID then uses e5m2). Precondition:
+  // delayed_scaling_options_error(o) is empty (std::invalid_argument with that message otherwise).
   explicit DelayedScaling(const DelayedScalingOptions& o, bool backward = false);
   Fmt format() const { return fmt_; }
   float scale() const { return scale_; }

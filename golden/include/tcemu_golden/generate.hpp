@@ -65,7 +65,8 @@ struct MmaGenRequest {
   // --device cuda` passes the emulator on the GPU here (tcemu_cuda, which this library does not
   // link). It must give mma()'s result; it may be called from several threads at once
   // (generate_mma_cases). An error in the result is thrown as GoldenError.
-  std::function<MmaResult(const InstrEntry&, const MmaProblem&, const MmaOptions&)> compute;
+  using Compute = std::function<MmaResult(const InstrEntry&, const MmaProblem&, const MmaOptions&)>;
+  Compute compute;
 };
 Case generate_mma(const MmaGenRequest& r);
 // Every request's case, in the order of the requests, on thread_count(exec) threads (each case

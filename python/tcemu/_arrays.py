@@ -131,3 +131,17 @@ def threads_arg(v, name="threads"):
     if not 1 <= v <= 4096:
         raise ValueError(f"{name}: {v} is outside 1..4096 (None: $TCEMU_NUM_THREADS, else every core)")
     return int(v)
+
+
+def mma_shape(A, B, e):
+    """(M, K, N) of the matrices A (M x K) and B (K x N) for the instruction row e, or a
+    ValueError naming what does not fit (K must tile into the instruction's K)."""
+    M, K = A.shape
+    K2, N = B.shape
+    if K2 != K:
+        raise ValueError(f"b: shape {B.shape}; a is {A.shape}, so B must have K = {K} rows")
+    if K == 0 or K % e["K"]:
+        raise ValueError(f"a: K = {K} does not tile into {e['ptx']} (K = {e['K']} per instruction)")
+    if M == 0 or N == 0:
+        raise ValueError(f"a, b: M = {M}, N = {N}; both must be at least 1")
+    return M, K, N

@@ -18,7 +18,7 @@ The codes themselves are not checked on the host (they are not read there).
 import numpy as np
 
 from . import _tcemu
-from ._arrays import is_torch_tensor
+from ._arrays import is_torch_tensor, mma_shape
 
 _KDL_CUDA, _KDL_CUDA_MANAGED = 2, 13  # DLPack device types of CUDA memory
 _FLOAT_FORMATS = {np.dtype(np.float16): "f16", np.dtype(np.float32): "f32"}
@@ -230,14 +230,7 @@ def mma_on_gpu(e, a, b, c, scale_a, scale_b, index, options, lookup_args):
     """tcemu.mma with every operand in GPU memory: checks, then mma_cuda_device; D in host memory."""
     A = _operand(a, "a", "A (M x K)")
     B = _operand(b, "b", "B (K x N)")
-    M, K = A.shape
-    K2, N = B.shape
-    if K2 != K:
-        raise ValueError(f"b: shape {B.shape}; a is {A.shape}, so B must have K = {K} rows")
-    if K == 0 or K % e["K"]:
-        raise ValueError(f"a: K = {K} does not tile into {e['ptx']} (K = {e['K']} per instruction)")
-    if M == 0 or N == 0:
-        raise ValueError(f"a, b: M = {M}, N = {N}; both must be at least 1")
+    M, K, N = mma_shape(A, B, e)
     _c_order(A, (M, K), "A is M x K")
     _c_order(B, (K, N), "B is K x N")
     nbytes = _tcemu.container_bytes

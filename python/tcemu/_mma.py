@@ -7,7 +7,7 @@ import difflib
 import numpy as np
 
 from . import _device, _tcemu
-from ._arrays import as_array, codes, format_name, to_container
+from ._arrays import as_array, codes, format_name, mma_shape, to_container
 
 _ACC_FORMAT = {"f32": "f32", "f16": "f16"}
 
@@ -110,14 +110,7 @@ def mma(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype=
         raise ValueError(f"a: shape {A.shape}; A is a matrix M x K")
     if B.ndim != 2:
         raise ValueError(f"b: shape {B.shape}; B is a matrix K x N")
-    M, K = A.shape
-    K2, N = B.shape
-    if K2 != K:
-        raise ValueError(f"b: shape {B.shape}; a is {A.shape}, so B must have K = {K} rows")
-    if K == 0 or K % e["K"]:
-        raise ValueError(f"a: K = {K} does not tile into {e['ptx']} (K = {e['K']} per instruction)")
-    if M == 0 or N == 0:
-        raise ValueError(f"a, b: M = {M}, N = {N}; both must be at least 1")
+    M, K, N = mma_shape(A, B, e)
     C = None
     if c is not None:
         C = _acc_codes(c, e, "c")

@@ -113,23 +113,31 @@ MmaResult mma(const InstrEntry& e, const MmaProblem& pr, const MmaOptions& opt) 
   return mma_params(e.params, pr, e.K, opt);
 }
 
-MmaResult mma_dot(const InstrEntry& e, std::span<const uint64_t> a, std::span<const uint64_t> b, uint64_t c,
-                  std::span<const uint64_t> sa, std::span<const uint64_t> sb, const MmaOptions& opt) {
+MmaProblem make_problem(const InstrEntry& e, int M, int N, int K, std::span<const uint64_t> A,
+                        std::span<const uint64_t> B, std::span<const uint64_t> C, std::span<const uint64_t> sa,
+                        std::span<const uint64_t> sb) {
   MmaProblem p;
-  p.M = 1;
-  p.N = 1;
-  p.K = static_cast<int>(a.size());
+  p.M = M;
+  p.N = N;
+  p.K = K;
   p.atype = e.atype;
   p.btype = e.btype;
-  p.A = a;
-  p.B = b;
-  const uint64_t C[1] = {c};
+  p.A = A;
+  p.B = B;
   p.C = C;
-  p.scale_type = e.scale_type;
-  p.scale_block = e.scale_block;
-  p.sa = sa;
-  p.sb = sb;
-  return mma(e, p, opt);
+  if (e.scale_type) {
+    p.scale_type = e.scale_type;
+    p.scale_block = e.scale_block;
+    p.sa = sa;
+    p.sb = sb;
+  }
+  return p;
+}
+
+MmaResult mma_dot(const InstrEntry& e, std::span<const uint64_t> a, std::span<const uint64_t> b, uint64_t c,
+                  std::span<const uint64_t> sa, std::span<const uint64_t> sb, const MmaOptions& opt) {
+  const uint64_t C[1] = {c};
+  return mma(e, make_problem(e, 1, 1, static_cast<int>(a.size()), a, b, C, sa, sb), opt);
 }
 
 }  // namespace tcemu

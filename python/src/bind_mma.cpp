@@ -171,21 +171,7 @@ py::array mma_codes(const std::string& arch, const std::string& instr, const std
   else C.assign(static_cast<size_t>(M) * static_cast<size_t>(N), 0);
   if (sa) SA = widen(*sa);
   if (sb) SB = widen(*sb);
-  MmaProblem p;
-  p.M = M;
-  p.N = N;
-  p.K = K;
-  p.atype = e.atype;
-  p.btype = e.btype;
-  p.A = A;
-  p.B = B;
-  p.C = C;
-  if (e.scale_type) {
-    p.scale_type = e.scale_type;
-    p.scale_block = e.scale_block;
-    p.sa = SA;
-    p.sb = SB;
-  }
+  const MmaProblem p = make_problem(e, M, N, K, A, B, C, SA, SB);
   const MmaOptions o = make_options(promote_every, negate_a, negate_b, scale_d, scale_input_d);
   MmaResult r;
   try {

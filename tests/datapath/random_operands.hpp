@@ -20,22 +20,7 @@ struct OwnedProblem {
   const InstrEntry* e;
   int M, N, K;
   std::vector<uint64_t> A, B, C, sa, sb;
-  MmaProblem view() const {
-    MmaProblem p;
-    p.M = M;
-    p.N = N;
-    p.K = K;
-    p.atype = e->atype;
-    p.btype = e->btype;
-    p.A = A;
-    p.B = B;
-    p.C = C;
-    p.scale_type = e->scale_type;
-    p.scale_block = e->scale_block;
-    p.sa = sa;
-    p.sb = sb;
-    return p;
-  }
+  MmaProblem view() const { return make_problem(*e, M, N, K, A, B, C, sa, sb); }
 };
 
 enum class Dist { bits, normal, cancel, subnormal, zeros, specials, extreme };

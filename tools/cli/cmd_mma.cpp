@@ -242,21 +242,8 @@ int run_mma(const MmaArgs& g) {
     want(SA, M, g.scale_a, "scale_A (M x K/block)");
     want(SB, N, g.scale_b, "scale_B (N x K/block)");
   }
-  MmaProblem p;
-  p.M = static_cast<int>(M);
-  p.N = static_cast<int>(N);
-  p.K = static_cast<int>(K);
-  p.atype = e.atype;
-  p.btype = e.btype;
-  p.A = A.codes;
-  p.B = B.codes;
-  p.C = C.codes;
-  if (e.scale_type) {
-    p.scale_type = e.scale_type;
-    p.scale_block = e.scale_block;
-    p.sa = SA.codes;
-    p.sb = SB.codes;
-  }
+  const MmaProblem p = make_problem(e, static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), A.codes, B.codes,
+                                     C.codes, SA.codes, SB.codes);
   MmaOptions o;
   o.promote_every = g.promote_every;
   o.negate_a = g.negate_a;

@@ -98,22 +98,7 @@ uint64_t random_code(Fmt f, std::mt19937_64& r) {
 
 struct Gemm {
   std::vector<uint64_t> A, B, C, sa, sb;
-  MmaProblem view(const InstrEntry& e, int M, int N, int K) const {
-    MmaProblem p;
-    p.M = M;
-    p.N = N;
-    p.K = K;
-    p.atype = e.atype;
-    p.btype = e.btype;
-    p.A = A;
-    p.B = B;
-    p.C = C;
-    p.scale_type = e.scale_type;
-    p.scale_block = e.scale_block;
-    p.sa = sa;
-    p.sb = sb;
-    return p;
-  }
+  MmaProblem view(const InstrEntry& e, int M, int N, int K) const { return make_problem(e, M, N, K, A, B, C, sa, sb); }
 };
 
 Gemm random_gemm(const InstrEntry& e, int M, int N, int K, uint64_t seed) {

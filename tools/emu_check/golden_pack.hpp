@@ -27,24 +27,7 @@ struct PackedCase {
   int M = 0, N = 0, K = 0;
   MmaOptions options;
   std::vector<uint64_t> A, B, C, sa, sb, D;
-  MmaProblem problem() const {
-    MmaProblem p;
-    p.M = M;
-    p.N = N;
-    p.K = K;
-    p.atype = entry->atype;
-    p.btype = entry->btype;
-    p.A = A;
-    p.B = B;
-    p.C = C;
-    if (entry->scale_type) {
-      p.scale_type = entry->scale_type;
-      p.scale_block = entry->scale_block;
-      p.sa = sa;
-      p.sb = sb;
-    }
-    return p;
-  }
+  MmaProblem problem() const { return make_problem(*entry, M, N, K, A, B, C, sa, sb); }
 };
 
 namespace pack_io {

@@ -48,6 +48,12 @@ struct MmaResult {
   std::string error;        // what was wrong with the problem, when D is empty
 };
 
+// The problem of instruction e's operand types over M x N x K with these codes (laid out as
+// MmaProblem says); the scale type, block and scales only where e is block-scaled.
+MmaProblem make_problem(const InstrEntry& e, int M, int N, int K, std::span<const uint64_t> A,
+                        std::span<const uint64_t> B, std::span<const uint64_t> C,
+                        std::span<const uint64_t> sa = {}, std::span<const uint64_t> sb = {});
+
 // Emulates the instruction `e` tiled over the whole problem. K must be a multiple of e.K; M and
 // N are free (tiling along M and N does not change any D element: each is one chained dot
 // product). The problem's types must be the entry's.

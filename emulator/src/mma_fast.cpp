@@ -99,6 +99,14 @@ ConvertIsa kernel_isa() {
 #endif
 }
 
+Decoder::Decoder(Fmt f, bool neg) : f_(f), neg_(neg) {
+  const FormatInfo& fi = info(f);
+  if (fi.width > 8) return;
+  mask_ = fi.code_mask();
+  table_.resize(static_cast<size_t>(mask_) + 1);
+  for (uint64_t c = 0; c <= mask_; ++c) table_[c] = negated(decode_operand(f, c), neg);
+}
+
 uint64_t Fallback::step(size_t m, size_t n, size_t s, uint64_t c) {
   const Ctx& cx = cx_;
   const size_t k = s * cx.L, L = cx.L;

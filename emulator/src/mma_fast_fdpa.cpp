@@ -120,11 +120,13 @@ bool build_fdpa(const Ctx& cx, FdpaOps<T>& o, const FdpaPlan& plan) {
   o.bs.assign(K * Np, 0);
   o.spB.assign(S * Np, 0);
   o.zB.assign(S * Np, 0);
+  const Decoder decA(cx.pr.atype, cx.opt.negate_a), decB(cx.pr.btype, cx.opt.negate_b);
+  const Decoder decS(st ? *cx.pr.scale_type : Fmt::ue8m0, false);
   for (size_t m = 0; m < M; ++m)
     for (size_t k = 0; k < K; ++k) {
-      const Operand x = negated(decode_operand(cx.pr.atype, cx.pr.A[m * K + k]), cx.opt.negate_a);
+      const Operand x = decA(cx.pr.A[m * K + k]);
       Operand sc;
-      if (st) sc = decode_operand(*cx.pr.scale_type, cx.pr.sa[m * cx.nb + k / blk]);
+      if (st) sc = decS(cx.pr.sa[m * cx.nb + k / blk]);
       const Folded f = fold(x, st ? &sc : nullptr, plan.manA);
       if (!f.ok) return false;
       o.spA[m * S + k / L] |= f.special;
@@ -135,9 +137,9 @@ bool build_fdpa(const Ctx& cx, FdpaOps<T>& o, const FdpaPlan& plan) {
     }
   for (size_t k = 0; k < K; ++k)
     for (size_t n = 0; n < N; ++n) {
-      const Operand x = negated(decode_operand(cx.pr.btype, cx.pr.B[k * N + n]), cx.opt.negate_b);
+      const Operand x = decB(cx.pr.B[k * N + n]);
       Operand sc;
-      if (st) sc = decode_operand(*cx.pr.scale_type, cx.pr.sb[n * cx.nb + k / blk]);
+      if (st) sc = decS(cx.pr.sb[n * cx.nb + k / blk]);
       const Folded f = fold(x, st ? &sc : nullptr, plan.manB);
       if (!f.ok) return false;
       o.spB[(k / L) * Np + n] |= f.special;

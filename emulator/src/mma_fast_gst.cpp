@@ -129,9 +129,11 @@ std::optional<MmaResult> fast_gst(const Ctx& cx) {
   std::vector<int32_t> av(M * K, 0), bv(K * Np, 0);
   std::vector<uint8_t> spA(M * S, 0), spB(S * Np, 0);
   std::vector<Scale> sA(M * ng), sB(Np * ng);
+  const Decoder decA(cx.pr.atype, cx.opt.negate_a), decB(cx.pr.btype, cx.opt.negate_b);
+  const Decoder decS(*cx.pr.scale_type, false);
   for (size_t m = 0; m < M; ++m)
     for (size_t k = 0; k < K; ++k) {
-      const Operand x = negated(decode_operand(cx.pr.atype, cx.pr.A[m * K + k]), cx.opt.negate_a);
+      const Operand x = decA(cx.pr.A[m * K + k]);
       if (x.special) {
         spA[m * S + k / L] = 1;
         continue;
@@ -143,7 +145,7 @@ std::optional<MmaResult> fast_gst(const Ctx& cx) {
     }
   for (size_t k = 0; k < K; ++k)
     for (size_t n = 0; n < N; ++n) {
-      const Operand x = negated(decode_operand(cx.pr.btype, cx.pr.B[k * N + n]), cx.opt.negate_b);
+      const Operand x = decB(cx.pr.B[k * N + n]);
       if (x.special) {
         spB[(k / L) * Np + n] = 1;
         continue;
@@ -153,15 +155,14 @@ std::optional<MmaResult> fast_gst(const Ctx& cx) {
       const int64_t v = static_cast<int64_t>(x.sig) << (x.low - lowB);
       bv[bpos(cx, k, n)] = static_cast<int32_t>(x.neg ? -v : v);
     }
-  const Fmt stype = *cx.pr.scale_type;
   for (size_t m = 0; m < M; ++m)
     for (size_t g = 0; g < ng; ++g) {
-      sA[m * ng + g] = to_scale(decode_operand(stype, cx.pr.sa[m * cx.nb + g * G / blk]));
+      sA[m * ng + g] = to_scale(decS(cx.pr.sa[m * cx.nb + g * G / blk]));
       spA[m * S + g / gpl] |= sA[m * ng + g].special;
     }
   for (size_t n = 0; n < N; ++n)
     for (size_t g = 0; g < ng; ++g) {
-      sB[n * ng + g] = to_scale(decode_operand(stype, cx.pr.sb[n * cx.nb + g * G / blk]));
+      sB[n * ng + g] = to_scale(decS(cx.pr.sb[n * cx.nb + g * G / blk]));
       spB[(g / gpl) * Np + n] |= sB[n * ng + g].special;
     }
 

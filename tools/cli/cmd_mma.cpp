@@ -175,9 +175,8 @@ class ProgressBar {
   std::chrono::steady_clock::time_point start_, last_{};
 };
 
-int run_mma(const MmaArgs& g) {
-  if (g.arch.empty() || g.instr.empty()) throw InputError("mma: --arch and --instr are required");
-  const DeviceSpec dev = device_arg(g.device);  // before any file is read
+// The instruction the arguments name.
+const InstrEntry& mma_entry(const MmaArgs& g) {
   auto opt_fmt = [](const std::string& s) -> std::optional<Fmt> {
     if (s.empty()) return std::nullopt;
     return format_arg(s);
@@ -189,9 +188,16 @@ int run_mma(const MmaArgs& g) {
   }
   const InstrLookup lk = find_instruction(g.arch, g.instr, opt_fmt(g.atype), opt_fmt(g.btype), dtype, opt_fmt(g.stype));
   if (!lk.entry) throw InputError(lk.error);
-  const InstrEntry& e = *lk.entry;
-  const bool a_col = col_order(g.order_a, "--order-a"), b_col = col_order(g.order_b, "--order-b");
-  const bool c_col = col_order(g.order_c, "--order-c"), d_col = col_order(g.order_d, "--order-d");
+  return *lk.entry;
+}
+
+// The storage orders of A, B, C and D (true: column order).
+struct Orders {
+  bool a, b, c, d;
+};
+
+// The argument combinations the instruction refuses.
+void check_combinations(const MmaArgs& g, const InstrEntry& e) {
   if (!g.from_values && (!g.round.empty() || g.convention != "ptx"))
     throw InputError("--convention and --round apply to --from-values only");
   if (g.no_scale_d && !g.c.empty()) throw InputError("C.npy given with --no-scale-d (D = A*B reads no C)");
@@ -199,57 +205,76 @@ int run_mma(const MmaArgs& g) {
     throw InputError(e.ptx + " is block-scaled: give --scale-a and --scale-b");
   if (!e.scale_type && (!g.scale_a.empty() || !g.scale_b.empty()))
     throw InputError(e.ptx + " takes no block scales (--scale-a/--scale-b)");
+}
 
-  ValueConversion vc;
-  vc.convention = g.convention;
+// The operands as row-major codes, their shapes checked against each other and the instruction.
+struct MmaOperands {
+  Matrix A, B, C, SA, SB;
+  size_t M = 0, N = 0, K = 0;
+  ValueConversion vc;  // --from-values: how A and B were converted
+};
+
+void read_scales(const MmaArgs& g, const InstrEntry& e, MmaOperands& o) {
+  const size_t nb = o.K / static_cast<size_t>(e.scale_block);
+  const ElemType st = golden::elem_type(*e.scale_type);
+  o.SA = read_codes(g.scale_a, "scale_A", st, false);
+  o.SB = read_codes(g.scale_b, "scale_B", st, false);
+  auto want = [&](const Matrix& s, size_t rows, const std::string& path, const char* what) {
+    if (s.rows != rows || s.cols != nb)
+      throw InputError(path + ": " + what + " must be " + std::to_string(rows) + " x " + std::to_string(nb) +
+                       " (one " + st.name + " scale per " + std::to_string(e.scale_block) + " elements of K), not " +
+                       std::to_string(s.rows) + " x " + std::to_string(s.cols));
+  };
+  want(o.SA, o.M, g.scale_a, "scale_A (M x K/block)");
+  want(o.SB, o.N, g.scale_b, "scale_B (N x K/block)");
+}
+
+MmaOperands read_operands(const MmaArgs& g, const InstrEntry& e, const Orders& ord) {
+  MmaOperands o;
+  o.vc.convention = g.convention;
   if (!g.round.empty()) {
-    vc.request.round = parse_round(g.round);
-    if (!vc.request.round) throw InputError("--round: unknown rounding '" + g.round + "'");
+    o.vc.request.round = parse_round(g.round);
+    if (!o.vc.request.round) throw InputError("--round: unknown rounding '" + g.round + "'");
   }
   auto operand = [&](const std::string& path, const char* what, Fmt f, bool col) {
-    return g.from_values ? read_values(path, what, f, col, vc) : read_codes(path, what, golden::elem_type(f), col);
+    return g.from_values ? read_values(path, what, f, col, o.vc) : read_codes(path, what, golden::elem_type(f), col);
   };
-  Matrix A = operand(g.a, "A", e.atype, a_col);
-  Matrix B = operand(g.b, "B", e.btype, b_col);
-  const size_t M = A.rows, K = A.cols, N = B.cols;
-  if (B.rows != K)
-    throw InputError("A is " + std::to_string(M) + " x " + std::to_string(K) + " but B is " + std::to_string(B.rows) +
-                     " x " + std::to_string(N) + ": their K differ");
-  if (K % static_cast<size_t>(e.K) != 0)
-    throw InputError("K = " + std::to_string(K) + " is not a multiple of the instruction's K = " + std::to_string(e.K));
-  const ElemType acc_t = golden::elem_type(acc_format(e.dtype));
-  Matrix C{M, N, {}};
+  o.A = operand(g.a, "A", e.atype, ord.a);
+  o.B = operand(g.b, "B", e.btype, ord.b);
+  o.M = o.A.rows, o.K = o.A.cols, o.N = o.B.cols;
+  if (o.B.rows != o.K)
+    throw InputError("A is " + std::to_string(o.M) + " x " + std::to_string(o.K) + " but B is " +
+                     std::to_string(o.B.rows) + " x " + std::to_string(o.N) + ": their K differ");
+  if (o.K % static_cast<size_t>(e.K) != 0)
+    throw InputError("K = " + std::to_string(o.K) + " is not a multiple of the instruction's K = " + std::to_string(e.K));
+  o.C = Matrix{o.M, o.N, {}};
   if (!g.c.empty()) {
-    C = read_codes(g.c, "C", acc_t, c_col);
-    if (C.rows != M || C.cols != N)
-      throw InputError(g.c + ": C must be " + std::to_string(M) + " x " + std::to_string(N) + " (M x N), not " +
-                       std::to_string(C.rows) + " x " + std::to_string(C.cols));
+    o.C = read_codes(g.c, "C", golden::elem_type(acc_format(e.dtype)), ord.c);
+    if (o.C.rows != o.M || o.C.cols != o.N)
+      throw InputError(g.c + ": C must be " + std::to_string(o.M) + " x " + std::to_string(o.N) + " (M x N), not " +
+                       std::to_string(o.C.rows) + " x " + std::to_string(o.C.cols));
   } else {
-    C.codes.assign(M * N, 0);
+    o.C.codes.assign(o.M * o.N, 0);
   }
-  Matrix SA, SB;
-  if (e.scale_type) {
-    const size_t nb = K / static_cast<size_t>(e.scale_block);
-    const ElemType st = golden::elem_type(*e.scale_type);
-    SA = read_codes(g.scale_a, "scale_A", st, false);
-    SB = read_codes(g.scale_b, "scale_B", st, false);
-    auto want = [&](const Matrix& s, size_t rows, const std::string& path, const char* what) {
-      if (s.rows != rows || s.cols != nb)
-        throw InputError(path + ": " + what + " must be " + std::to_string(rows) + " x " + std::to_string(nb) +
-                         " (one " + st.name + " scale per " + std::to_string(e.scale_block) + " elements of K), not " +
-                         std::to_string(s.rows) + " x " + std::to_string(s.cols));
-    };
-    want(SA, M, g.scale_a, "scale_A (M x K/block)");
-    want(SB, N, g.scale_b, "scale_B (N x K/block)");
-  }
-  const MmaProblem p = make_problem(e, static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), A.codes, B.codes,
-                                     C.codes, SA.codes, SB.codes);
+  if (e.scale_type) read_scales(g, e, o);
+  return o;
+}
+
+MmaOptions mma_options(const MmaArgs& g) {
   MmaOptions o;
   o.promote_every = g.promote_every;
   o.negate_a = g.negate_a;
   o.negate_b = g.negate_b;
   o.scale_d = !g.no_scale_d && !g.c.empty();
   o.scale_input_d = g.scale_input_d;
+  return o;
+}
+
+// D (row-major codes) on the chosen device.
+std::vector<uint64_t> compute_d(const MmaArgs& g, const InstrEntry& e, const MmaOperands& ops, const MmaOptions& o,
+                                const DeviceSpec& dev) {
+  const MmaProblem p = make_problem(e, static_cast<int>(ops.M), static_cast<int>(ops.N), static_cast<int>(ops.K),
+                                    ops.A.codes, ops.B.codes, ops.C.codes, ops.SA.codes, ops.SB.codes);
   MmaResult r;
   if (dev.kind == DeviceSpec::Kind::cuda) {
     r = mma_cuda(e, p, o, dev.index);
@@ -257,18 +282,14 @@ int run_mma(const MmaArgs& g) {
     ProgressBar bar(!g.quiet && isatty(STDERR_FILENO));
     r = mma(e, p, o, Exec{}, [&bar](double done, double total) { bar.update(done, total); });
   }
-  if (!r.error.empty()) throw InputError((dev.kind == DeviceSpec::Kind::cuda ? "mma on " + to_string(dev) + ": " : "mma: ") + r.error);
-  for (Matrix* m : {&A, &B, &C, &SA, &SB}) std::vector<uint64_t>().swap(m->codes);  // D alone from here on
+  if (!r.error.empty())
+    throw InputError((dev.kind == DeviceSpec::Kind::cuda ? "mma on " + to_string(dev) + ": " : "mma: ") + r.error);
+  return std::move(r.D);
+}
 
-  // D in its storage order, as codes; optionally as values.
-  std::vector<uint64_t> d(M * N);
-  if (d_col)
-    for (size_t m = 0; m < M; ++m)
-      for (size_t n = 0; n < N; ++n) d[n * M + m] = r.D[m * N + n];
-  else
-    d = std::move(r.D);
-  const std::vector<size_t> dshape = d_col ? std::vector<size_t>{N, M} : std::vector<size_t>{M, N};
-  io::write_npy(g.out, io::make_npy(golden::npy_descr(acc_t), dshape, d));
+// The side file's record of what was computed.
+nlohmann::json side_record(const MmaArgs& g, const InstrEntry& e, const MmaOperands& ops, const MmaOptions& o,
+                           const DeviceSpec& dev) {
   nlohmann::json side = {
       {"format", "tcemu-mma-output"},
       {"version", 1},
@@ -276,13 +297,13 @@ int run_mma(const MmaArgs& g) {
       {"instruction",
        {{"arch", e.arch}, {"ptx", e.ptx}, {"atype", std::string(info(e.atype).name)},
         {"btype", std::string(info(e.btype).name)}, {"dtype", std::string(to_string(e.dtype))}}},
-      {"shape", {{"M", M}, {"N", N}, {"K", K}}},
+      {"shape", {{"M", ops.M}, {"N", ops.N}, {"K", ops.K}}},
       {"options",
        {{"promote_every", o.promote_every}, {"negate_a", o.negate_a}, {"negate_b", o.negate_b},
         {"scale_d", o.scale_d}, {"scale_input_d", o.scale_input_d}}},
       {"orders", {{"A", g.order_a}, {"B", g.order_b}, {"C", g.order_c}, {"D", g.order_d}}},
       {"inputs", {{"A", g.a}, {"B", g.b}}},
-      {"D", {{"npy", g.out}, {"type", acc_t.name}}},
+      {"D", {{"npy", g.out}, {"type", golden::elem_type(acc_format(e.dtype)).name}}},
       {"operands_as", g.from_values ? "values" : "codes"},
       {"device", to_string(dev)}};
   if (!g.c.empty()) side["inputs"]["C"] = g.c;
@@ -293,25 +314,56 @@ int run_mma(const MmaArgs& g) {
     side["inputs"]["scale_B"] = g.scale_b;
   }
   if (dev.kind == DeviceSpec::Kind::cuda) side["device_name"] = cuda_status(dev.index).name;
-  if (g.from_values) side["conversion"] = {{"convention", vc.convention}, {"operands", vc.record}};
-  if (g.values) {
-    const std::string vpath = values_file(g.out);
-    std::vector<uint64_t> bits(d.size());
-    std::string descr;
-    if (e.dtype == AccType::s32) {
-      descr = "<f8";
-      for (size_t i = 0; i < d.size(); ++i)
-        bits[i] = std::bit_cast<uint64_t>(static_cast<double>(static_cast<int32_t>(static_cast<uint32_t>(d[i]))));
-    } else {
-      descr = "<f4";  // f32 codes are their values; f16 widens exactly
-      const ConvertOptions exact;
-      for (size_t i = 0; i < d.size(); ++i)
-        bits[i] = e.dtype == AccType::f32 ? d[i] : convert(Fmt::f16, Fmt::f32, d[i], exact).code;
-    }
-    io::write_npy(vpath, io::make_npy(descr, dshape, bits));
-    side["D"]["values_npy"] = vpath;
-    side["D"]["values_type"] = descr == "<f8" ? "f64" : "f32";
+  if (g.from_values) side["conversion"] = {{"convention", ops.vc.convention}, {"operands", ops.vc.record}};
+  return side;
+}
+
+// --values: D's values (f32; f64 for s32) beside the codes, recorded in the side file.
+void write_values(const MmaArgs& g, const InstrEntry& e, const std::vector<uint64_t>& d,
+                  const std::vector<size_t>& dshape, nlohmann::json& side) {
+  const std::string vpath = values_file(g.out);
+  std::vector<uint64_t> bits(d.size());
+  std::string descr;
+  if (e.dtype == AccType::s32) {
+    descr = "<f8";
+    for (size_t i = 0; i < d.size(); ++i)
+      bits[i] = std::bit_cast<uint64_t>(static_cast<double>(static_cast<int32_t>(static_cast<uint32_t>(d[i]))));
+  } else {
+    descr = "<f4";  // f32 codes are their values; f16 widens exactly
+    const ConvertOptions exact;
+    for (size_t i = 0; i < d.size(); ++i)
+      bits[i] = e.dtype == AccType::f32 ? d[i] : convert(Fmt::f16, Fmt::f32, d[i], exact).code;
   }
+  io::write_npy(vpath, io::make_npy(descr, dshape, bits));
+  side["D"]["values_npy"] = vpath;
+  side["D"]["values_type"] = descr == "<f8" ? "f64" : "f32";
+}
+
+int run_mma(const MmaArgs& g) {
+  if (g.arch.empty() || g.instr.empty()) throw InputError("mma: --arch and --instr are required");
+  const DeviceSpec dev = device_arg(g.device);  // before any file is read
+  const InstrEntry& e = mma_entry(g);
+  const Orders ord{col_order(g.order_a, "--order-a"), col_order(g.order_b, "--order-b"),
+                   col_order(g.order_c, "--order-c"), col_order(g.order_d, "--order-d")};
+  check_combinations(g, e);
+  MmaOperands ops = read_operands(g, e, ord);
+  const MmaOptions o = mma_options(g);
+  std::vector<uint64_t> rowmajor = compute_d(g, e, ops, o, dev);
+  nlohmann::json side = side_record(g, e, ops, o, dev);
+  const size_t M = ops.M, N = ops.N;
+  for (Matrix* m : {&ops.A, &ops.B, &ops.C, &ops.SA, &ops.SB}) std::vector<uint64_t>().swap(m->codes);  // D alone from here on
+
+  // D in its storage order, as codes; optionally as values.
+  std::vector<uint64_t> d(M * N);
+  if (ord.d)
+    for (size_t m = 0; m < M; ++m)
+      for (size_t n = 0; n < N; ++n) d[n * M + m] = rowmajor[m * N + n];
+  else
+    d = std::move(rowmajor);
+  const ElemType acc_t = golden::elem_type(acc_format(e.dtype));
+  const std::vector<size_t> dshape = ord.d ? std::vector<size_t>{N, M} : std::vector<size_t>{M, N};
+  io::write_npy(g.out, io::make_npy(golden::npy_descr(acc_t), dshape, d));
+  if (g.values) write_values(g, e, d, dshape, side);
   const std::string spath = side_file(g.out);
   std::ofstream js(spath);
   js << side.dump(2) << "\n";

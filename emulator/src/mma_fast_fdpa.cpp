@@ -24,45 +24,28 @@ TCEMU_HOT void emax_pass(const int32_t* __restrict aE, const int32_t* __restrict
   }
 }
 
-TCEMU_HOT void sum_pass_i32(const int32_t* __restrict aE, const int32_t* __restrict as, const int32_t* __restrict bE,
-                  const int32_t* __restrict bs, size_t ldb, size_t len, int32_t r0, const int32_t* __restrict em,
-                  int32_t* __restrict S) {
-  int32_t acc[kNB] = {};
-  int32_t emr[kNB];
-  for (int j = 0; j < kNB; ++j) emr[j] = em[j] + r0;
-  for (size_t i = 0; i < len; ++i) {
-    const int32_t ea = aE[i], sa = as[i];
-    const int32_t* __restrict eb = bE + i * ldb;
-    const int32_t* __restrict sb = bs + i * ldb;
-    for (int j = 0; j < kNB; ++j) {
-      const int32_t prod = sa * sb[j];
-      const int32_t msk = prod >> 31;
-      const int32_t mag = (prod ^ msk) - msk;
-      const int32_t sh = std::min(emr[j] - (ea + eb[j]), 31);
-      const int32_t t = mag >> sh;
-      acc[j] += (t ^ msk) - msk;
-    }
-  }
-  for (int j = 0; j < kNB; ++j) S[j] = acc[j];
-}
-
-TCEMU_HOT void sum_pass_i64(const int32_t* __restrict aE, const int64_t* __restrict as, const int32_t* __restrict bE,
-                  const int32_t* __restrict bs, size_t ldb, size_t len, int32_t r0, const int32_t* __restrict em,
-                  int64_t* __restrict S) {
-  int64_t acc[kNB] = {};
+// The truncated sum of one step for kNB columns: every product of A's scaled significand
+// (as) and B's (bs) shifted right to the step's alignment (em + r0) and summed, in T: int32_t
+// where a step's products and sums fit in it (twice the lanes), else int64_t.
+template <typename T>
+TCEMU_HOT void sum_pass(const int32_t* __restrict aE, const T* __restrict as, const int32_t* __restrict bE,
+                        const int32_t* __restrict bs, size_t ldb, size_t len, int32_t r0, const int32_t* __restrict em,
+                        T* __restrict S) {
+  constexpr int32_t kTop = 8 * sizeof(T) - 1;  // the sign bit; also the largest shift
+  T acc[kNB] = {};
   int32_t emr[kNB];
   for (int j = 0; j < kNB; ++j) emr[j] = em[j] + r0;
   for (size_t i = 0; i < len; ++i) {
     const int32_t ea = aE[i];
-    const int64_t sa = as[i];
+    const T sa = as[i];
     const int32_t* __restrict eb = bE + i * ldb;
     const int32_t* __restrict sb = bs + i * ldb;
     for (int j = 0; j < kNB; ++j) {
-      const int64_t prod = sa * static_cast<int64_t>(sb[j]);
-      const int64_t msk = prod >> 63;
-      const int64_t mag = (prod ^ msk) - msk;
-      const int64_t sh = std::min(emr[j] - (ea + eb[j]), 63);
-      const int64_t t = mag >> sh;
+      const T prod = sa * static_cast<T>(sb[j]);
+      const T msk = prod >> kTop;
+      const T mag = (prod ^ msk) - msk;
+      const T sh = std::min(emr[j] - (ea + eb[j]), kTop);
+      const T t = mag >> sh;
       acc[j] += (t ^ msk) - msk;
     }
   }
@@ -178,10 +161,8 @@ TCEMU_HOT void run_fdpa_body(const Ctx& cx, const FdpaOps<T>& o, std::vector<uin
         if (cx.fused)
           for (size_t j = 0; j < nv; ++j)
             em[j] = std::max(em[j], cur[j].sig ? cur[j].E : p.e_zero);
-        if constexpr (sizeof(T) == 4)
-          sum_pass_i32(&o.aE[m * K + k], &o.as[m * K + k], &o.bE[n0 * K + k * kNB], &o.bs[n0 * K + k * kNB], kNB, L, o.r0, em, S);
-        else
-          sum_pass_i64(&o.aE[m * K + k], &o.as[m * K + k], &o.bE[n0 * K + k * kNB], &o.bs[n0 * K + k * kNB], kNB, L, o.r0, em, S);
+        sum_pass<T>(&o.aE[m * K + k], &o.as[m * K + k], &o.bE[n0 * K + k * kNB], &o.bs[n0 * K + k * kNB], kNB, L, o.r0,
+                    em, S);
         const uint8_t* spb = &o.spB[s * Np + n0];
         for (size_t j = 0; j < nv; ++j) {
           Acc& c = cur[j];

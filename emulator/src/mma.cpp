@@ -10,6 +10,7 @@
 #include "dp_host.hpp"
 #include "mma_checks.hpp"
 #include "mma_fast.hpp"
+#include "mma_prepared.hpp"
 
 namespace tcemu {
 
@@ -64,35 +65,58 @@ uint64_t scale_c(uint64_t c, Fmt acc, int s) { return dp::scale_c(c, acc == Fmt:
 
 }  // namespace detail
 
+namespace detail {
+
 namespace {
 
 // The generic loop: A and B decoded once into the step order (dp::decode_on_host; B
 // transposed so that both walk K contiguously), then every D element one chain of steps
 // (dp::chain_element), as the CUDA kernels compute it.
-MmaResult generic_mma(const DatapathParams& p, const MmaProblem& pr, int instr_k, const MmaOptions& opt) {
-  const std::vector<int32_t> korder = dp::korder_table(p, instr_k);
-  const dp::DecodeParams dparams = dp::decode_params(p, pr.M, pr.N, pr.K, pr.atype, pr.btype, pr.scale_type,
-                                                     pr.scale_block, instr_k, opt, korder.empty() ? nullptr : korder.data());
-  const dp::HostDecoded dc = dp::decode_on_host(dparams, pr);
-  const dp::StepParams sp = dp::step_params(p);
-  const dp::ChainParams ch = dp::chain_params(p, pr.K, instr_k, opt);
-  const size_t M = static_cast<size_t>(pr.M), N = static_cast<size_t>(pr.N), K = static_cast<size_t>(pr.K);
-  const size_t sper = static_cast<size_t>(dparams.sper);
-  MmaResult r;
-  r.D.resize(M * N);
-  // Columns in blocks whose decoded B stays in cache while every row of A passes over it.
-  const size_t nblock = std::max<size_t>(1, (size_t{192} << 10) / (K * sizeof(Operand)));
-  for (size_t n0 = 0; n0 < N; n0 += nblock)
-    for (size_t m = 0; m < M; ++m)
-      for (size_t n = n0; n < std::min(N, n0 + nblock); ++n) {
-        const Operand* sa = sper ? &dc.SA[m * sper] : nullptr;
-        const Operand* sb = sper ? &dc.SB[n * sper] : nullptr;
-        r.D[m * N + n] = dp::chain_element(sp, ch, &dc.A[m * K], &dc.Bt[n * K], sa, sb, dp::start_c(ch, pr.C[m * N + n]));
-      }
-  return r;
-}
+class GenericMma final : public PreparedMma {
+ public:
+  GenericMma(const DatapathParams& p, const MmaProblem& pr, int instr_k, const MmaOptions& opt)
+      : korder_(dp::korder_table(p, instr_k)),
+        dparams_(dp::decode_params(p, pr.M, pr.N, pr.K, pr.atype, pr.btype, pr.scale_type, pr.scale_block, instr_k,
+                                   opt, korder_.empty() ? nullptr : korder_.data())),
+        dc_(dp::decode_on_host(dparams_, pr)),
+        sp_(dp::step_params(p)),
+        ch_(dp::chain_params(p, pr.K, instr_k, opt)),
+        C_(pr.C),
+        N_(static_cast<size_t>(pr.N)),
+        K_(static_cast<size_t>(pr.K)) {}
+
+  void run(const DTile& t, uint64_t* D) const override {
+    const size_t N = N_, K = K_, sper = static_cast<size_t>(dparams_.sper);
+    // Columns in blocks whose decoded B stays in cache while every row of A passes over it.
+    const size_t nblock = std::max<size_t>(1, (size_t{192} << 10) / (K * sizeof(Operand)));
+    for (size_t n0 = t.n0; n0 < t.n1; n0 += nblock)
+      for (size_t m = t.m0; m < t.m1; ++m)
+        for (size_t n = n0; n < std::min(t.n1, n0 + nblock); ++n) {
+          const Operand* sa = sper ? &dc_.SA[m * sper] : nullptr;
+          const Operand* sb = sper ? &dc_.SB[n * sper] : nullptr;
+          D[m * N + n] = dp::chain_element(sp_, ch_, &dc_.A[m * K], &dc_.Bt[n * K], sa, sb, dp::start_c(ch_, C_[m * N + n]));
+        }
+  }
+
+ private:
+  std::vector<int32_t> korder_;  // dparams_ points into it
+  dp::DecodeParams dparams_;
+  dp::HostDecoded dc_;
+  dp::StepParams sp_;
+  dp::ChainParams ch_;
+  std::span<const uint64_t> C_;
+  size_t N_, K_;
+};
 
 }  // namespace
+
+std::unique_ptr<PreparedMma> prepare_mma(const DatapathParams& p, const MmaProblem& pr, int instr_k,
+                                         const MmaOptions& opt, const Exec& exec) {
+  if (std::unique_ptr<PreparedMma> fast = prepare_fast(p, pr, instr_k, opt, exec)) return fast;
+  return std::make_unique<GenericMma>(p, pr, instr_k, opt);
+}
+
+}  // namespace detail
 
 MmaResult mma_params(const DatapathParams& p, const MmaProblem& pr, int instr_k, const MmaOptions& opt) {
   MmaResult r;
@@ -100,8 +124,10 @@ MmaResult mma_params(const DatapathParams& p, const MmaProblem& pr, int instr_k,
     r.error = e;
     return r;
   }
-  if (auto fast = detail::mma_fast(p, pr, instr_k, opt)) return std::move(*fast);
-  return generic_mma(p, pr, instr_k, opt);
+  const size_t M = static_cast<size_t>(pr.M), N = static_cast<size_t>(pr.N);
+  r.D.assign(M * N, 0);
+  detail::prepare_mma(p, pr, instr_k, opt, Exec{1})->run(detail::DTile{0, M, 0, N}, r.D.data());
+  return r;
 }
 
 MmaResult mma(const InstrEntry& e, const MmaProblem& pr, const MmaOptions& opt) {

@@ -139,8 +139,9 @@ uint64_t Fallback::step(size_t m, size_t n, size_t s, uint64_t c) {
 
 void disable_fast_path(bool on) { g_disabled.store(on, std::memory_order_relaxed); }
 
-std::optional<MmaResult> mma_fast(const DatapathParams& p, const MmaProblem& pr, int instr_k, const MmaOptions& opt) {
-  if (g_disabled.load(std::memory_order_relaxed) || !accepts(p, pr, instr_k, opt)) return std::nullopt;
+std::unique_ptr<PreparedMma> prepare_fast(const DatapathParams& p, const MmaProblem& pr, int instr_k,
+                                          const MmaOptions& opt, const Exec& exec) {
+  if (g_disabled.load(std::memory_order_relaxed) || !accepts(p, pr, instr_k, opt)) return nullptr;
   const size_t M = static_cast<size_t>(pr.M), N = static_cast<size_t>(pr.N), K = static_cast<size_t>(pr.K);
   const size_t L = std::min(static_cast<size_t>(p.L), static_cast<size_t>(instr_k));
   const size_t nb = pr.scale_block > 0 ? K / static_cast<size_t>(pr.scale_block) : 0;
@@ -148,8 +149,17 @@ std::optional<MmaResult> mma_fast(const DatapathParams& p, const MmaProblem& pr,
   const fast::Ctx cx{p, pr, opt, M, N, K, L, K / L, (N + fast::kNB - 1) / fast::kNB * fast::kNB, nb,
                      output_format(p.rounding), dp::output_layout(p.rounding), p.c_entry == CEntry::fused,
                      L < static_cast<size_t>(p.L), promote};
-  if (p.kind == DatapathKind::gst_fdpa) return fast::fast_gst(cx);
-  return fast::fast_fdpa(cx);
+  if (p.kind == DatapathKind::gst_fdpa) return fast::fast_gst(cx, exec);
+  return fast::fast_fdpa(cx, exec);
+}
+
+std::optional<MmaResult> mma_fast(const DatapathParams& p, const MmaProblem& pr, int instr_k, const MmaOptions& opt) {
+  const std::unique_ptr<PreparedMma> prep = prepare_fast(p, pr, instr_k, opt, Exec{1});
+  if (!prep) return std::nullopt;
+  MmaResult r;
+  r.D.assign(static_cast<size_t>(pr.M) * static_cast<size_t>(pr.N), 0);
+  prep->run(DTile{0, static_cast<size_t>(pr.M), 0, static_cast<size_t>(pr.N)}, r.D.data());
+  return r;
 }
 
 }  // namespace tcemu::detail

@@ -1,8 +1,10 @@
 // Internal: the fast whole-matrix path of mma_params (emulator/src/mma_fast.cpp).
 #pragma once
 
+#include <memory>
 #include <optional>
 
+#include "mma_prepared.hpp"
 #include "tcemu/mma.hpp"
 
 namespace tcemu::detail {
@@ -13,9 +15,13 @@ namespace tcemu::detail {
 Operand negated(Operand o, bool neg);
 uint64_t scale_c(uint64_t c, Fmt acc, int s);
 
-// Computes the same D as the generic loop of mma_params, faster. Returns nullopt for any
-// parameters or options it does not handle (the generic loop then runs). Called only after
-// the problem has been validated by mma_params.
+// The problem decoded for the fast kernels, whose tiles compute the same D as the generic
+// loop of mma_params, faster; nullptr for any parameters, options or operands it does not
+// handle (the generic loop then runs). Only for problems that passed check_problem. Decoding
+// uses exec's threads.
+std::unique_ptr<PreparedMma> prepare_fast(const DatapathParams& p, const MmaProblem& pr, int instr_k,
+                                          const MmaOptions& opt, const Exec& exec);
+// The whole of D from prepare_fast on the calling thread (nullopt where it declines).
 std::optional<MmaResult> mma_fast(const DatapathParams& p, const MmaProblem& pr, int instr_k, const MmaOptions& opt);
 
 // Which build of the kernels runs (AVX-512, AVX2, baseline) is converter_isa.hpp's choice;

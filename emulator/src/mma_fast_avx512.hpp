@@ -90,21 +90,22 @@ inline bool takes_rounding(const Ctx& cx) {
   return cx.fused && (cx.p.rounding == OutputRounding::rz_f32 || cx.p.rounding == OutputRounding::rz_e8m13);
 }
 
-// The loop of a kernel: column blocks of kNB, rows, steps. `step(m, n0, s, code)` computes one
+// The loop of a kernel over one tile of D: column blocks of kNB, rows, steps. `step(m, n0, s, code)` computes one
 // step of row m over columns n0 .. n0 + kNB in place on the running f32 codes and returns the
 // lanes whose C is a NaN or Inf; those, and the lanes whose row or column holds one in the step
 // (spA: M x nsteps, spB: nsteps x Npad flags), are recomputed by the generic step function.
 // Then the FP32 promotion and the final D as finish_step / final_d do.
 template <typename Step>
-TCEMU_V512 void run_steps(const Ctx& cx, const uint8_t* spA, const uint8_t* spB, Step& step, std::vector<uint64_t>& D) {
+TCEMU_V512 void run_steps(const Ctx& cx, const uint8_t* spA, const uint8_t* spB, Step& step, const DTile& tile,
+                          uint64_t* D) {
   const size_t S = cx.nsteps, Np = cx.Npad;
   Fallback fb(cx);
   alignas(64) uint32_t code[kNB], old[kNB];
   uint64_t accum[kNB];
-  for (size_t n0 = 0; n0 < cx.N; n0 += kNB) {
-    const size_t nv = std::min<size_t>(kNB, cx.N - n0);
+  for (size_t n0 = tile.n0; n0 < tile.n1; n0 += kNB) {
+    const size_t nv = std::min<size_t>(kNB, tile.n1 - n0);
     const uint32_t valid = nv == 32 ? ~0u : (1u << nv) - 1;
-    for (size_t m = 0; m < cx.M; ++m) {
+    for (size_t m = tile.m0; m < tile.m1; ++m) {
       for (size_t j = 0; j < kNB; ++j) {
         const uint64_t c = j < nv ? start_c(cx, m, n0 + j) : 0;
         accum[j] = c;

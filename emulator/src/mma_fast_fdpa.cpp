@@ -3,8 +3,10 @@
 // emax pass and a sum pass per step over kNB columns, then per D element the C term, the
 // rounding (dp::round_sum) and C added after, as fdpa_step_decoded does.
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "mma_fast_kernels.hpp"
@@ -88,8 +90,9 @@ struct FdpaPlan {
   uint64_t maxA = 0, maxB = 0;  // largest folded |significand|
 };
 
+// Decodes A by rows and B by steps (each step's flags are its own), on exec's threads.
 template <typename T>
-bool build_fdpa(const Ctx& cx, FdpaOps<T>& o, const FdpaPlan& plan) {
+bool build_fdpa(const Ctx& cx, FdpaOps<T>& o, const FdpaPlan& plan, const Exec& exec) {
   const size_t M = cx.M, N = cx.N, K = cx.K, L = cx.L, S = cx.nsteps, Np = cx.Npad;
   const bool st = cx.p.kind == DatapathKind::st_fdpa;
   const size_t blk = st ? static_cast<size_t>(cx.pr.scale_block) : 1;
@@ -105,37 +108,41 @@ bool build_fdpa(const Ctx& cx, FdpaOps<T>& o, const FdpaPlan& plan) {
   o.zB.assign(S * Np, 0);
   const Decoder decA(cx.pr.atype, cx.opt.negate_a), decB(cx.pr.btype, cx.opt.negate_b);
   const Decoder decS(st ? *cx.pr.scale_type : Fmt::ue8m0, false);
-  for (size_t m = 0; m < M; ++m)
+  std::atomic<bool> ok{true};
+  parallel_for(M, exec, [&](size_t m) {
     for (size_t k = 0; k < K; ++k) {
       const Operand x = decA(cx.pr.A[m * K + k]);
       Operand sc;
       if (st) sc = decS(cx.pr.sa[m * cx.nb + k / blk]);
       const Folded f = fold(x, st ? &sc : nullptr, plan.manA);
-      if (!f.ok) return false;
+      if (!f.ok) ok.store(false, std::memory_order_relaxed);
       o.spA[m * S + k / L] |= f.special;
       o.zA[m * S + k / L] |= f.zero;
-      if (f.special || f.zero) continue;
+      if (f.special || f.zero || !f.ok) continue;
       o.aE[m * K + k] = f.E;
       o.as[m * K + k] = static_cast<T>(f.sig * (int64_t{1} << c0l));
     }
-  for (size_t k = 0; k < K; ++k)
-    for (size_t n = 0; n < N; ++n) {
-      const Operand x = decB(cx.pr.B[k * N + n]);
-      Operand sc;
-      if (st) sc = decS(cx.pr.sb[n * cx.nb + k / blk]);
-      const Folded f = fold(x, st ? &sc : nullptr, plan.manB);
-      if (!f.ok) return false;
-      o.spB[(k / L) * Np + n] |= f.special;
-      o.zB[(k / L) * Np + n] |= f.zero;
-      if (f.special || f.zero) continue;
-      o.bE[bpos(cx, k, n)] = f.E;
-      o.bs[bpos(cx, k, n)] = static_cast<int32_t>(f.sig);
-    }
-  return true;
+  });
+  parallel_for(S, exec, [&](size_t s) {
+    for (size_t k = s * L; k < (s + 1) * L; ++k)
+      for (size_t n = 0; n < N; ++n) {
+        const Operand x = decB(cx.pr.B[k * N + n]);
+        Operand sc;
+        if (st) sc = decS(cx.pr.sb[n * cx.nb + k / blk]);
+        const Folded f = fold(x, st ? &sc : nullptr, plan.manB);
+        if (!f.ok) ok.store(false, std::memory_order_relaxed);
+        o.spB[s * Np + n] |= f.special;
+        o.zB[s * Np + n] |= f.zero;
+        if (f.special || f.zero || !f.ok) continue;
+        o.bE[bpos(cx, k, n)] = f.E;
+        o.bs[bpos(cx, k, n)] = static_cast<int32_t>(f.sig);
+      }
+  });
+  return ok.load();
 }
 
 template <typename T>
-TCEMU_HOT void run_fdpa_body(const Ctx& cx, const FdpaOps<T>& o, std::vector<uint64_t>& D) {
+TCEMU_HOT void run_fdpa_body(const Ctx& cx, const FdpaOps<T>& o, const DTile& tile, uint64_t* D) {
   const DatapathParams& p = cx.p;
   const size_t K = cx.K, L = cx.L, Np = cx.Npad;
   Fallback fb(cx);
@@ -143,9 +150,9 @@ TCEMU_HOT void run_fdpa_body(const Ctx& cx, const FdpaOps<T>& o, std::vector<uin
   alignas(64) T S[kNB];
   Acc cur[kNB];
   uint64_t accum[kNB];
-  for (size_t n0 = 0; n0 < cx.N; n0 += kNB) {
-    const size_t nv = std::min<size_t>(kNB, cx.N - n0);
-    for (size_t m = 0; m < cx.M; ++m) {
+  for (size_t n0 = tile.n0; n0 < tile.n1; n0 += kNB) {
+    const size_t nv = std::min<size_t>(kNB, tile.n1 - n0);
+    for (size_t m = tile.m0; m < tile.m1; ++m) {
       for (size_t j = 0; j < nv; ++j) {
         const uint64_t c = start_c(cx, m, n0 + j);
         accum[j] = c;
@@ -185,34 +192,57 @@ TCEMU_HOT void run_fdpa_body(const Ctx& cx, const FdpaOps<T>& o, std::vector<uin
 }
 
 template <typename T>
-void run_fdpa_base(const Ctx& cx, const FdpaOps<T>& o, std::vector<uint64_t>& D) {
-  run_fdpa_body(cx, o, D);
+void run_fdpa_base(const Ctx& cx, const FdpaOps<T>& o, const DTile& tile, uint64_t* D) {
+  run_fdpa_body(cx, o, tile, D);
 }
 #ifdef TCEMU_FAST_X86
 template <typename T>
-TCEMU_AVX2 void run_fdpa_avx2(const Ctx& cx, const FdpaOps<T>& o, std::vector<uint64_t>& D) {
-  run_fdpa_body(cx, o, D);
+TCEMU_AVX2 void run_fdpa_avx2(const Ctx& cx, const FdpaOps<T>& o, const DTile& tile, uint64_t* D) {
+  run_fdpa_body(cx, o, tile, D);
 }
 // The same loops built for AVX-512, for what the intrinsics kernel does not take.
 template <typename T>
-TCEMU_AVX512 void run_fdpa_avx512_loops(const Ctx& cx, const FdpaOps<T>& o, std::vector<uint64_t>& D) {
-  run_fdpa_body(cx, o, D);
+TCEMU_AVX512 void run_fdpa_avx512_loops(const Ctx& cx, const FdpaOps<T>& o, const DTile& tile, uint64_t* D) {
+  run_fdpa_body(cx, o, tile, D);
 }
 #endif
+
+// The decoded problem and the kernel that runs on it: the AVX-512 intrinsics kernel when
+// `chunk` > 0 (int32 sums over runs of `chunk` terms), else the loops of this file built for
+// the CPU's instruction set.
 template <typename T>
-void run_fdpa(const Ctx& cx, const FdpaOps<T>& o, std::vector<uint64_t>& D) {
-  switch (kernel_isa()) {
+class PreparedFdpa final : public PreparedMma {
+ public:
+  PreparedFdpa(const Ctx& cx, size_t chunk) : cx_(cx), chunk_(chunk) {}
+  bool build(const FdpaPlan& plan, const Exec& exec) { return build_fdpa(cx_, o_, plan, exec); }
+  void run(const DTile& tile, uint64_t* D) const override {
+    if constexpr (std::is_same_v<T, int32_t>)
+      if (chunk_) return run_fdpa_avx512(cx_, o_, chunk_, tile, D);
+    switch (kernel_isa()) {
 #ifdef TCEMU_FAST_X86
-    case ConvertIsa::avx512: return run_fdpa_avx512_loops(cx, o, D);
-    case ConvertIsa::avx2: return run_fdpa_avx2(cx, o, D);
+      case ConvertIsa::avx512: return run_fdpa_avx512_loops(cx_, o_, tile, D);
+      case ConvertIsa::avx2: return run_fdpa_avx2(cx_, o_, tile, D);
 #endif
-    default: return run_fdpa_base(cx, o, D);
+      default: return run_fdpa_base(cx_, o_, tile, D);
+    }
   }
+
+ private:
+  Ctx cx_;
+  size_t chunk_;
+  FdpaOps<T> o_;
+};
+
+template <typename T>
+std::unique_ptr<PreparedMma> prepared_fdpa(const Ctx& cx, const FdpaPlan& plan, size_t chunk, const Exec& exec) {
+  auto r = std::make_unique<PreparedFdpa<T>>(cx, chunk);
+  if (!r->build(plan, exec)) return nullptr;
+  return r;
 }
 
 }  // namespace
 
-std::optional<MmaResult> fast_fdpa(const Ctx& cx) {
+std::unique_ptr<PreparedMma> fast_fdpa(const Ctx& cx, const Exec& exec) {
   const bool st = cx.p.kind == DatapathKind::st_fdpa;
   FdpaPlan plan;
   const int manS = st ? info(*cx.pr.scale_type).man_bits : 0;
@@ -227,29 +257,13 @@ std::optional<MmaResult> fast_fdpa(const Ctx& cx) {
   const int c0l = std::max(plan.C0, 0);
   const double term = static_cast<double>(plan.maxA) * static_cast<double>(plan.maxB) * std::ldexp(1.0, c0l);
   const double bound = term * static_cast<double>(cx.L);
-  MmaResult r;
-  r.D.assign(cx.M * cx.N, 0);
+  const bool a_fits = static_cast<double>(plan.maxA) * std::ldexp(1.0, c0l) <= 2147483647.0;
   // The AVX-512 kernel: every product (and A's shifted significand) an int32.
-  if (kernel_isa() == ConvertIsa::avx512 && fdpa_avx512_takes(cx) && term <= 2147483647.0 &&
-      static_cast<double>(plan.maxA) * std::ldexp(1.0, c0l) <= 2147483647.0) {
-    FdpaOps<int32_t> o;
-    if (!build_fdpa(cx, o, plan)) return std::nullopt;
-    run_fdpa_avx512(cx, o, static_cast<size_t>(2147483647.0 / term), r.D);
-    return r;
-  }
-  if (bound <= 2147483647.0 && static_cast<double>(plan.maxA) * std::ldexp(1.0, c0l) <= 2147483647.0) {
-    FdpaOps<int32_t> o;
-    if (!build_fdpa(cx, o, plan)) return std::nullopt;
-    run_fdpa(cx, o, r.D);
-    return r;
-  }
-  if (bound <= std::ldexp(1.0, 60)) {
-    FdpaOps<int64_t> o;
-    if (!build_fdpa(cx, o, plan)) return std::nullopt;
-    run_fdpa(cx, o, r.D);
-    return r;
-  }
-  return std::nullopt;
+  if (kernel_isa() == ConvertIsa::avx512 && fdpa_avx512_takes(cx) && term <= 2147483647.0 && a_fits)
+    return prepared_fdpa<int32_t>(cx, plan, static_cast<size_t>(2147483647.0 / term), exec);
+  if (bound <= 2147483647.0 && a_fits) return prepared_fdpa<int32_t>(cx, plan, 0, exec);
+  if (bound <= std::ldexp(1.0, 60)) return prepared_fdpa<int64_t>(cx, plan, 0, exec);
+  return nullptr;
 }
 
 }  // namespace tcemu::detail::fast

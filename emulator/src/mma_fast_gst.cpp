@@ -3,6 +3,7 @@
 // group sums as integer dot products over kNB columns, then per D element the scaled group
 // terms, C and the rounding (dp::round_sum), as gst_step_decoded does.
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cmath>
 #include <vector>
@@ -44,9 +45,9 @@ Scale to_scale(const Operand& o) {
   return s;
 }
 
-TCEMU_HOT void run_gst_body(const Ctx& cx, const GstOps& o, std::vector<uint64_t>& D) {
+TCEMU_HOT void run_gst_body(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D) {
   const DatapathParams& p = cx.p;
-  const size_t M = cx.M, N = cx.N, K = cx.K, L = cx.L, S = cx.nsteps, Np = cx.Npad;
+  const size_t N = cx.N, K = cx.K, L = cx.L, S = cx.nsteps, Np = cx.Npad;
   const size_t G = static_cast<size_t>(p.group), gpl = L / G, ng = K / G;
   const std::vector<int32_t>&av = o.av, &bv = o.bv;
   const std::vector<uint8_t>&spA = o.spA, &spB = o.spB;
@@ -56,9 +57,9 @@ TCEMU_HOT void run_gst_body(const Ctx& cx, const GstOps& o, std::vector<uint64_t
   int32_t gs[64 * kNB], any[64 * kNB];
   Acc cur[kNB];
   uint64_t accum[kNB];
-  for (size_t n0 = 0; n0 < N; n0 += kNB) {
-    const size_t nv = std::min<size_t>(kNB, N - n0);
-    for (size_t m = 0; m < M; ++m) {
+  for (size_t n0 = tile.n0; n0 < tile.n1; n0 += kNB) {
+    const size_t nv = std::min<size_t>(kNB, tile.n1 - n0);
+    for (size_t m = tile.m0; m < tile.m1; ++m) {
       for (size_t j = 0; j < nv; ++j) {
         const uint64_t c = start_c(cx, m, n0 + j);
         accum[j] = c;
@@ -105,15 +106,44 @@ TCEMU_HOT void run_gst_body(const Ctx& cx, const GstOps& o, std::vector<uint64_t
   }
 }
 
-void run_gst_base(const Ctx& cx, const GstOps& o, std::vector<uint64_t>& D) { run_gst_body(cx, o, D); }
+void run_gst_base(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D) { run_gst_body(cx, o, tile, D); }
 #ifdef TCEMU_FAST_X86
-TCEMU_AVX2 void run_gst_avx2(const Ctx& cx, const GstOps& o, std::vector<uint64_t>& D) { run_gst_body(cx, o, D); }
-TCEMU_AVX512 void run_gst_avx512(const Ctx& cx, const GstOps& o, std::vector<uint64_t>& D) { run_gst_body(cx, o, D); }
+TCEMU_AVX2 void run_gst_avx2(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D) {
+  run_gst_body(cx, o, tile, D);
+}
+TCEMU_AVX512 void run_gst_avx512(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D) {
+  run_gst_body(cx, o, tile, D);
+}
 #endif
+
+// The decoded problem and the kernel for the CPU's instruction set.
+class PreparedGst final : public PreparedMma {
+ public:
+  PreparedGst(const Ctx& cx, GstOps o) : cx_(cx), o_(std::move(o)) {
+    vec_ = kernel_isa() == ConvertIsa::avx512 && gst_avx512_takes(cx_);
+    if (vec_) o_.sbv = gst_avx512_scales(cx_, o_);
+  }
+  void run(const DTile& tile, uint64_t* D) const override {
+    switch (kernel_isa()) {
+#ifdef TCEMU_FAST_X86
+      case ConvertIsa::avx512: return vec_ ? run_gst_avx512_vec(cx_, o_, tile, D) : run_gst_avx512(cx_, o_, tile, D);
+      case ConvertIsa::avx2: return run_gst_avx2(cx_, o_, tile, D);
+#endif
+      default: return run_gst_base(cx_, o_, tile, D);
+    }
+  }
+
+ private:
+  Ctx cx_;
+  GstOps o_;
+  bool vec_ = false;
+};
 
 }  // namespace
 
-std::optional<MmaResult> fast_gst(const Ctx& cx) {
+// Decodes A by rows, B by steps (each step's flags are its own), the scales by rows and
+// columns, on exec's threads.
+std::unique_ptr<PreparedMma> fast_gst(const Ctx& cx, const Exec& exec) {
   const DatapathParams& p = cx.p;
   const size_t M = cx.M, N = cx.N, K = cx.K, L = cx.L, S = cx.nsteps, Np = cx.Npad;
   const size_t G = static_cast<size_t>(p.group), gpl = L / G, ng = K / G;
@@ -125,13 +155,14 @@ std::optional<MmaResult> fast_gst(const Ctx& cx) {
   auto units = [](const FormatInfo& f) {
     return std::ldexp(static_cast<double>((uint64_t{2} << f.man_bits) - 1), f.emax() - f.emin());
   };
-  if (units(fa) * units(fbi) * static_cast<double>(G) > 2147483647.0) return std::nullopt;
+  if (units(fa) * units(fbi) * static_cast<double>(G) > 2147483647.0) return nullptr;
   std::vector<int32_t> av(M * K, 0), bv(K * Np, 0);
   std::vector<uint8_t> spA(M * S, 0), spB(S * Np, 0);
   std::vector<Scale> sA(M * ng), sB(Np * ng);
   const Decoder decA(cx.pr.atype, cx.opt.negate_a), decB(cx.pr.btype, cx.opt.negate_b);
   const Decoder decS(*cx.pr.scale_type, false);
-  for (size_t m = 0; m < M; ++m)
+  std::atomic<bool> ok{true};  // false: an operand below its format's smallest lowest-bit weight
+  parallel_for(M, exec, [&](size_t m) {
     for (size_t k = 0; k < K; ++k) {
       const Operand x = decA(cx.pr.A[m * K + k]);
       if (x.special) {
@@ -139,47 +170,43 @@ std::optional<MmaResult> fast_gst(const Ctx& cx) {
         continue;
       }
       if (x.sig == 0) continue;
-      if (x.low < lowA) return std::nullopt;
+      if (x.low < lowA) {
+        ok.store(false, std::memory_order_relaxed);
+        continue;
+      }
       const int64_t v = static_cast<int64_t>(x.sig) << (x.low - lowA);
       av[m * K + k] = static_cast<int32_t>(x.neg ? -v : v);
     }
-  for (size_t k = 0; k < K; ++k)
-    for (size_t n = 0; n < N; ++n) {
-      const Operand x = decB(cx.pr.B[k * N + n]);
-      if (x.special) {
-        spB[(k / L) * Np + n] = 1;
-        continue;
-      }
-      if (x.sig == 0) continue;
-      if (x.low < lowB) return std::nullopt;
-      const int64_t v = static_cast<int64_t>(x.sig) << (x.low - lowB);
-      bv[bpos(cx, k, n)] = static_cast<int32_t>(x.neg ? -v : v);
-    }
-  for (size_t m = 0; m < M; ++m)
     for (size_t g = 0; g < ng; ++g) {
       sA[m * ng + g] = to_scale(decS(cx.pr.sa[m * cx.nb + g * G / blk]));
       spA[m * S + g / gpl] |= sA[m * ng + g].special;
     }
-  for (size_t n = 0; n < N; ++n)
+  });
+  parallel_for(S, exec, [&](size_t s) {
+    for (size_t k = s * L; k < (s + 1) * L; ++k)
+      for (size_t n = 0; n < N; ++n) {
+        const Operand x = decB(cx.pr.B[k * N + n]);
+        if (x.special) {
+          spB[s * Np + n] = 1;
+          continue;
+        }
+        if (x.sig == 0) continue;
+        if (x.low < lowB) {
+          ok.store(false, std::memory_order_relaxed);
+          continue;
+        }
+        const int64_t v = static_cast<int64_t>(x.sig) << (x.low - lowB);
+        bv[bpos(cx, k, n)] = static_cast<int32_t>(x.neg ? -v : v);
+      }
+  });
+  if (!ok.load()) return nullptr;
+  for (size_t n = 0; n < N; ++n)  // after B: a step's flags gather its operands' and scales'
     for (size_t g = 0; g < ng; ++g) {
       sB[n * ng + g] = to_scale(decS(cx.pr.sb[n * cx.nb + g * G / blk]));
       spB[(g / gpl) * Np + n] |= sB[n * ng + g].special;
     }
-
-  GstOps o{std::move(av), std::move(bv), std::move(spA), std::move(spB), std::move(sA), std::move(sB), unit};
-  MmaResult r;
-  r.D.assign(M * N, 0);
-  switch (kernel_isa()) {
-#ifdef TCEMU_FAST_X86
-    case ConvertIsa::avx512:
-      if (gst_avx512_takes(cx)) run_gst_avx512_vec(cx, o, r.D);
-      else run_gst_avx512(cx, o, r.D);
-      break;
-    case ConvertIsa::avx2: run_gst_avx2(cx, o, r.D); break;
-#endif
-    default: run_gst_base(cx, o, r.D);
-  }
-  return r;
+  return std::make_unique<PreparedGst>(
+      cx, GstOps{std::move(av), std::move(bv), std::move(spA), std::move(spB), std::move(sA), std::move(sB), unit, {}});
 }
 
 }  // namespace tcemu::detail::fast

@@ -20,13 +20,9 @@ using namespace avx512;
 
 constexpr size_t kMaxGroups = 64;  // groups per step (mma_fast.cpp declines more)
 
-// B's scales as arrays [group][Npad] (vector loads of kNB columns): exponent, lowest-bit
-// weight, significand with the sign applied.
-struct ScalesB {
-  std::vector<int32_t> E, low, sig;
-};
+}  // namespace
 
-ScalesB scales_b(const Ctx& cx, const GstOps& o) {
+ScalesB gst_avx512_scales(const Ctx& cx, const GstOps& o) {
   const size_t ng = cx.K / static_cast<size_t>(cx.p.group), Np = cx.Npad;
   ScalesB b;
   b.E.resize(ng * Np);
@@ -41,6 +37,8 @@ ScalesB scales_b(const Ctx& cx, const GstOps& o) {
     }
   return b;
 }
+
+namespace {
 
 // One step of one row (run_steps' Step).
 struct GstStep {
@@ -124,10 +122,9 @@ struct GstStep {
 
 bool gst_avx512_takes(const Ctx& cx) { return takes_rounding(cx) && cx.L / static_cast<size_t>(cx.p.group) <= kMaxGroups; }
 
-TCEMU_AVX512 void run_gst_avx512_vec(const Ctx& cx, const GstOps& o, std::vector<uint64_t>& D) {
-  const ScalesB sb = scales_b(cx, o);
-  GstStep step{cx, o, sb};
-  run_steps(cx, o.spA.data(), o.spB.data(), step, D);
+TCEMU_AVX512 void run_gst_avx512_vec(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D) {
+  GstStep step{cx, o, o.sbv};
+  run_steps(cx, o.spA.data(), o.spB.data(), step, tile, D);
 }
 
 }  // namespace tcemu::detail::fast
@@ -136,7 +133,8 @@ TCEMU_AVX512 void run_gst_avx512_vec(const Ctx& cx, const GstOps& o, std::vector
 
 namespace tcemu::detail::fast {
 bool gst_avx512_takes(const Ctx&) { return false; }
-void run_gst_avx512_vec(const Ctx&, const GstOps&, std::vector<uint64_t>&) {}
+ScalesB gst_avx512_scales(const Ctx&, const GstOps&) { return {}; }
+void run_gst_avx512_vec(const Ctx&, const GstOps&, const DTile&, uint64_t*) {}
 }  // namespace tcemu::detail::fast
 
 #endif

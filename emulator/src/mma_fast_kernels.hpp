@@ -4,12 +4,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <vector>
 
 #include "converter_isa.hpp"
 #include "dp_primitives.hpp"
 #include "mma_fast.hpp"
+#include "mma_prepared.hpp"
 
 // The kernels are built three times for x86-64 and picked at run time by the mechanism the
 // conversion kernels use (converter_isa.hpp: what the CPU has, at most the tests' limit): for
@@ -36,6 +37,7 @@ namespace tcemu::detail::fast {
 ConvertIsa kernel_isa();
 
 constexpr int kNB = 32;                 // columns (D elements) processed together
+static_assert(kNB == kTileCols, "tiles start at column blocks");
 constexpr int32_t kZeroE = -(1 << 20);  // E of a zero or special operand: below any real sum
 constexpr int32_t kNoE = -(1 << 29);    // emax before any term
 
@@ -57,11 +59,11 @@ TCEMU_HOT void set_acc(Acc& a, const dp::FloatLayout& out, uint64_t c) {
   a.E = o.E;
 }
 
-// Everything about the problem that the kernels share.
+// Everything about the problem that the kernels share (the problem's arrays are the caller's).
 struct Ctx {
-  const DatapathParams& p;
-  const MmaProblem& pr;
-  const MmaOptions& opt;
+  DatapathParams p;
+  MmaProblem pr;
+  MmaOptions opt;
   size_t M, N, K, L, nsteps, Npad, nb;  // nb: scales per row / column
   Fmt acc;
   dp::FloatLayout acc_layout;
@@ -144,13 +146,19 @@ struct FdpaOps {
 // whose every product fits an int32 (the sums are formed in int32 over runs of `chunk` terms
 // and added in int64).
 bool fdpa_avx512_takes(const Ctx& cx);
-void run_fdpa_avx512(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, std::vector<uint64_t>& D);
+void run_fdpa_avx512(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, const DTile& tile, uint64_t* D);
 
 // A GST-FDPA block scale, decoded.
 struct Scale {
   int32_t E = 0, low = 0;
   uint32_t sig = 0;
   bool neg = false, special = false;
+};
+
+// B's scales as arrays [group][Npad] (vector loads of kNB columns) for the AVX-512 GST-FDPA
+// kernel: exponent, lowest-bit weight, significand with the sign applied.
+struct ScalesB {
+  std::vector<int32_t> E, low, sig;
 };
 
 // GST-FDPA operands as integers in units of 2^unit, scales per group, per-step special flags
@@ -160,15 +168,19 @@ struct GstOps {
   std::vector<uint8_t> spA, spB;  // M x nsteps, nsteps x Npad
   std::vector<Scale> sA, sB;      // M x (K / group), Npad x (K / group)
   int unit = 0;
+  ScalesB sbv;  // sB as ScalesB, when the AVX-512 kernel runs
 };
 
 // The AVX-512 GST-FDPA kernel (mma_fast_gst_avx512.cpp): whether it takes these parameters
-// (C fused, an f32 accumulator rounded toward zero), and the kernel.
+// (C fused, an f32 accumulator rounded toward zero), the scales it reads (o.sbv from o.sB),
+// and the kernel.
 bool gst_avx512_takes(const Ctx& cx);
-void run_gst_avx512_vec(const Ctx& cx, const GstOps& o, std::vector<uint64_t>& D);
+ScalesB gst_avx512_scales(const Ctx& cx, const GstOps& o);
+void run_gst_avx512_vec(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D);
 
-// The kernels: nullopt when the operands leave the range a kernel's integer width holds.
-std::optional<MmaResult> fast_fdpa(const Ctx& cx);  // T-FDPA and ST-FDPA (mma_fast_fdpa.cpp)
-std::optional<MmaResult> fast_gst(const Ctx& cx);   // GST-FDPA (mma_fast_gst.cpp)
+// The problems decoded for the kernels: nullptr when the operands leave the range a kernel's
+// integer width holds. Decoding runs on exec's threads.
+std::unique_ptr<PreparedMma> fast_fdpa(const Ctx& cx, const Exec& exec);  // T-FDPA, ST-FDPA (mma_fast_fdpa.cpp)
+std::unique_ptr<PreparedMma> fast_gst(const Ctx& cx, const Exec& exec);   // GST-FDPA (mma_fast_gst.cpp)
 
 }  // namespace tcemu::detail::fast

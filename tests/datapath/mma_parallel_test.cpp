@@ -2,18 +2,21 @@
 // element equal bit for bit for 1, 2, 3 and 7 threads, on shapes that do not divide into the
 // tiles evenly (M not a multiple of the instruction's M or of the thread count, odd N), for one
 // catalog entry of every distinct datapath (T-FDPA, ST-FDPA, GST-FDPA block-scaled, integer,
-// C added after the instruction, FP8 widened to f16), with the fast path on and off, and with
-// column tiles forced. The single-threaded mma() is itself checked against the exact reference
+// C added after the instruction, FP8 widened to f16), with the fast path on and off, and on
+// problems wide enough for column tiles (N over several column blocks, not a multiple of one). The single-threaded mma() is itself checked against the exact reference
 // (differential_test), per-dot-product chains (mma_fast_test) and the golden sets.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <iostream>
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 #include <vector>
 
+#include "../../emulator/src/converter_isa.hpp"
 #include "../../emulator/src/mma_fast.hpp"
 #include "../../emulator/src/mma_tiles.hpp"
 #include "random_operands.hpp"
@@ -70,15 +73,26 @@ MmaOptions random_options(const InstrEntry& e, Rng& r) {
   return o;
 }
 
+// What check_all runs. wide: N of 2 to 4 column blocks (kTileCols) and not a multiple of one,
+// so that 3 and 7 threads cut D into column tiles too. fast_only: the entries the fast kernels
+// may take.
+struct Check {
+  bool generic = false, wide = false, fast_only = false;
+  std::vector<int> threads{1, 2, 3, 7};
+};
+
 // Checks every entry on one random problem against mma(); returns the kinds it covered.
-std::set<DatapathKind> check_all(uint64_t seed, bool generic) {
+std::set<DatapathKind> check_all(uint64_t seed, const Check& how) {
+  const bool generic = how.generic, wide = how.wide, fast_only = how.fast_only;
   Rng r(seed);
   std::set<DatapathKind> kinds;
   int bad = 0, problems = 0;
   for (const InstrEntry* e : one_entry_per_datapath()) {
+    const DatapathKind k = e->params.kind;
+    if (fast_only && k != DatapathKind::t_fdpa && k != DatapathKind::st_fdpa && k != DatapathKind::gst_fdpa) continue;
     // M: two instruction tiles and a remainder, so that no thread count divides the rows.
     const int M = 2 * std::max(e->M, 1) + 5 + static_cast<int>(r() % 3);
-    const int N = 9 + 2 * static_cast<int>(r() % 12);
+    const int N = wide ? 33 + 2 * static_cast<int>(r() % 48) : 9 + 2 * static_cast<int>(r() % 12);
     const Problem p = random_problem(*e, M, N, 1 + static_cast<int>(r() % 3), r);
     const MmaOptions opt = random_options(*e, r);
     if (generic) detail::disable_fast_path(true);
@@ -88,7 +102,7 @@ std::set<DatapathKind> check_all(uint64_t seed, bool generic) {
       ADD_FAILURE() << e->ptx << ": " << want.error;
       continue;
     }
-    for (int t : {1, 2, 3, 7}) {
+    for (int t : how.threads) {
       const MmaResult got = mma(*e, p.view(), opt, Exec{t});
       ++problems;
       if (got.D != want.D) {
@@ -105,43 +119,62 @@ std::set<DatapathKind> check_all(uint64_t seed, bool generic) {
 }
 
 TEST(MmaParallel, EveryDatapathEveryThreadCountEqualsSingleThreaded) {
-  const std::set<DatapathKind> kinds = check_all(20261201, false);
+  const std::set<DatapathKind> kinds = check_all(20261201, {});
   EXPECT_EQ(kinds, (std::set<DatapathKind>{DatapathKind::t_fdpa, DatapathKind::st_fdpa, DatapathKind::gst_fdpa,
                                            DatapathKind::integer}));
 }
 
-TEST(MmaParallel, GenericLoopEveryThreadCountEqualsSingleThreaded) { check_all(4242, true); }
+TEST(MmaParallel, GenericLoopEveryThreadCountEqualsSingleThreaded) { check_all(4242, {.generic = true}); }
 
-// Small tile limits: column tiles (B and C copied out, scale_B cut by column) on small problems.
-TEST(MmaParallel, ColumnTilesEqualSingleThreaded) {
-  detail::TileLimits& lim = detail::mma_tile_limits();
-  const detail::TileLimits saved = lim;
-  lim.decoded = 256;  // K x 16 columns at most for K = 16, 4 columns for K >= 64
-  lim.output = 500;
-  lim.col_step = 4;
-  EXPECT_GT(detail::plan_tiles(37, 31, 64, 16, 2, lim).col_tiles, 1u);
-  check_all(99, false);
-  lim = saved;
+// Column tiles: several column blocks, the last one partial.
+TEST(MmaParallel, WideProblemsColumnTilesEqualSingleThreaded) {
+  EXPECT_GT(detail::plan_tiles(37, 95, 12, 3).col_tiles, 1u);
+  check_all(99, {.wide = true, .threads = {3, 7}});
+  check_all(98, {.generic = true, .wide = true, .threads = {3, 7}});
+}
+
+// Every build of the fast kernels (baseline, AVX2, AVX-512) computes tiles of D: the threaded
+// call on wide problems against the single-threaded one, both limited to that build.
+TEST(MmaParallel, EveryKernelBuildTilesEqualSingleThreaded) {
+  const detail::ConvertIsa best = detail::convert_isa();
+  for (detail::ConvertIsa isa : {detail::ConvertIsa::baseline, detail::ConvertIsa::avx2, detail::ConvertIsa::avx512}) {
+    if (isa > best) {
+      std::cout << "note: this CPU lacks kernel build " << static_cast<int>(isa) << ": not checked\n";
+      continue;
+    }
+    SCOPED_TRACE("kernel build " + std::to_string(static_cast<int>(isa)));
+    detail::limit_convert_isa(isa);
+    check_all(300 + static_cast<uint64_t>(isa), {.wide = true, .fast_only = true, .threads = {3}});
+  }
+  detail::limit_convert_isa(detail::ConvertIsa::avx512);
 }
 
 TEST(MmaParallel, PlanCoversTheProblem) {
-  const detail::TileLimits lim;
-  for (int t : {1, 2, 3, 7, 16}) {
-    const detail::TilePlan a = detail::plan_tiles(1024, 1024, 1024, 64, t, lim);
-    EXPECT_EQ(a.rows % 64, 0u);
-    // Most threads have a tile (a grid may leave one idle when that makes the tiles smaller: 6 of 7).
-    EXPECT_GE(4 * a.row_tiles * a.col_tiles, 3 * static_cast<size_t>(t)) << t;
-    EXPECT_GE(a.rows * a.row_tiles, 1024u);
-    EXPECT_GE(a.cols * a.col_tiles, 1024u);
-  }
-  EXPECT_EQ(detail::plan_tiles(1024, 1024, 1024, 64, 2, lim).row_tiles * detail::plan_tiles(1024, 1024, 1024, 64, 2, lim).col_tiles, 2u);
-  // 8192^2 x 8192: column tiles of at most 1024 (8 Mi decoded elements), rows within the limits.
-  const detail::TilePlan b = detail::plan_tiles(8192, 8192, 8192, 128, 16, lim);
-  EXPECT_LE(b.cols, 1024u);
-  EXPECT_LE(b.rows * b.cols, lim.output);
-  EXPECT_LE(b.rows * 8192, lim.decoded);
-  EXPECT_GE(b.rows * b.row_tiles, 8192u);
-  EXPECT_GE(b.cols * b.col_tiles, 8192u);
+  struct Shape {
+    size_t M, N;
+  };
+  for (const Shape sh : {Shape{1024, 1024}, Shape{8192, 8192}, Shape{37, 95}, Shape{1, 1}, Shape{5, 4096},
+                         Shape{4096, 5}, Shape{130, 33}})
+    for (size_t t : {1, 2, 3, 7, 16}) {
+      const detail::TilePlan a = detail::plan_tiles(sh.M, sh.N, 4 * t, t);
+      const std::string at = std::to_string(sh.M) + " x " + std::to_string(sh.N) + ", " + std::to_string(t) + " threads";
+      EXPECT_EQ(a.cols % detail::kTileCols == 0 || a.cols == sh.N, true) << at;  // tiles start at column blocks
+      // The grid covers D, and no row or column of tiles is empty.
+      EXPECT_GE(a.rows * a.row_tiles, sh.M) << at;
+      EXPECT_GE(a.cols * a.col_tiles, sh.N) << at;
+      EXPECT_LT((a.row_tiles - 1) * a.rows, sh.M) << at;
+      EXPECT_LT((a.col_tiles - 1) * a.cols, sh.N) << at;
+      // Most threads have a tile where D has enough rows and column blocks (a grid may leave one
+      // idle when that makes the tiles smaller: 6 tiles for 7 threads), and at most 8 a thread.
+      const size_t tiles = a.row_tiles * a.col_tiles;
+      if (sh.M * ((sh.N + 31) / 32) >= 4 * t) {
+        EXPECT_GE(4 * tiles, 3 * t) << at;
+      }
+      EXPECT_LE(tiles, 8 * t) << at;
+    }
+  // 1024^2 on 2 threads: 8 tiles of a quarter of the columns and half the rows.
+  const detail::TilePlan b = detail::plan_tiles(1024, 1024, 8, 2);
+  EXPECT_EQ(b.row_tiles * b.col_tiles, 8u);
 }
 
 TEST(MmaParallel, MalformedProblemsGetTheSingleThreadedError) {

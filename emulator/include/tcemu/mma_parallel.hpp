@@ -1,8 +1,9 @@
 // Whole-matrix MMA on several threads: the same D as mma() of mma.hpp, bit for bit, for every
-// thread count. D is cut into tiles of rows (multiples of the instruction's M) and, for wide
-// problems, of columns; each tile is one mma() call on the rows of A, C and scale_A and the
-// columns of B and scale_B it needs. Every D element is one chained dot product whatever the
-// tiling (mma.hpp), so the tiles compute exactly what the single call does.
+// thread count. The problem is checked and its operands decoded once (the decoding itself
+// split over the threads), then D is cut into tiles of rows and columns, about four a thread,
+// which the threads compute from the shared decoded operands. Every D element is one chained
+// dot product whatever the tiling (mma.hpp), so the tiles compute exactly what the single call
+// does.
 #pragma once
 
 #include "tcemu/mma.hpp"

@@ -90,7 +90,9 @@ struct FdpaPlan {
   uint64_t maxA = 0, maxB = 0;  // largest folded |significand|
 };
 
-// Decodes A by rows and B by steps (each step's flags are its own), on exec's threads.
+// Decodes A by rows and B by steps (each step's flags are its own), on exec's threads, writing
+// every element (zero and special operands as E = kZeroE, significand 0; B's padding columns
+// too): the arrays come uninitialised.
 template <typename T>
 bool build_fdpa(const Ctx& cx, FdpaOps<T>& o, const FdpaPlan& plan, const Exec& exec) {
   const size_t M = cx.M, N = cx.N, K = cx.K, L = cx.L, S = cx.nsteps, Np = cx.Npad;
@@ -98,18 +100,20 @@ bool build_fdpa(const Ctx& cx, FdpaOps<T>& o, const FdpaPlan& plan, const Exec& 
   const size_t blk = st ? static_cast<size_t>(cx.pr.scale_block) : 1;
   const int c0l = std::max(plan.C0, 0);
   o.r0 = std::max(-plan.C0, 0);
-  o.aE.assign(M * K, kZeroE);
-  o.as.assign(M * K, 0);
-  o.spA.assign(M * S, 0);
-  o.zA.assign(M * S, 0);
-  o.bE.assign(K * Np, kZeroE);
-  o.bs.assign(K * Np, 0);
-  o.spB.assign(S * Np, 0);
-  o.zB.assign(S * Np, 0);
+  o.aE.resize(M * K);
+  o.as.resize(M * K);
+  o.spA.resize(M * S);
+  o.zA.resize(M * S);
+  o.bE.resize(K * Np);
+  o.bs.resize(K * Np);
+  o.spB.resize(S * Np);
+  o.zB.resize(S * Np);
   const Decoder decA(cx.pr.atype, cx.opt.negate_a), decB(cx.pr.btype, cx.opt.negate_b);
   const Decoder decS(st ? *cx.pr.scale_type : Fmt::ue8m0, false);
   std::atomic<bool> ok{true};
-  parallel_for(M, exec, [&](size_t m) {
+  for_row_blocks(M, exec, [&](size_t m) {
+    std::fill_n(&o.spA[m * S], S, uint8_t{0});
+    std::fill_n(&o.zA[m * S], S, uint8_t{0});
     for (size_t k = 0; k < K; ++k) {
       const Operand x = decA(cx.pr.A[m * K + k]);
       Operand sc;
@@ -118,13 +122,15 @@ bool build_fdpa(const Ctx& cx, FdpaOps<T>& o, const FdpaPlan& plan, const Exec& 
       if (!f.ok) ok.store(false, std::memory_order_relaxed);
       o.spA[m * S + k / L] |= f.special;
       o.zA[m * S + k / L] |= f.zero;
-      if (f.special || f.zero || !f.ok) continue;
-      o.aE[m * K + k] = f.E;
-      o.as[m * K + k] = static_cast<T>(f.sig * (int64_t{1} << c0l));
+      const bool none = f.special || f.zero || !f.ok;
+      o.aE[m * K + k] = none ? kZeroE : f.E;
+      o.as[m * K + k] = none ? T{0} : static_cast<T>(f.sig * (int64_t{1} << c0l));
     }
   });
   parallel_for(S, exec, [&](size_t s) {
-    for (size_t k = s * L; k < (s + 1) * L; ++k)
+    std::fill_n(&o.spB[s * Np], Np, uint8_t{0});
+    std::fill_n(&o.zB[s * Np], Np, uint8_t{0});
+    for (size_t k = s * L; k < (s + 1) * L; ++k) {
       for (size_t n = 0; n < N; ++n) {
         const Operand x = decB(cx.pr.B[k * N + n]);
         Operand sc;
@@ -133,10 +139,15 @@ bool build_fdpa(const Ctx& cx, FdpaOps<T>& o, const FdpaPlan& plan, const Exec& 
         if (!f.ok) ok.store(false, std::memory_order_relaxed);
         o.spB[s * Np + n] |= f.special;
         o.zB[s * Np + n] |= f.zero;
-        if (f.special || f.zero || !f.ok) continue;
-        o.bE[bpos(cx, k, n)] = f.E;
-        o.bs[bpos(cx, k, n)] = static_cast<int32_t>(f.sig);
+        const bool none = f.special || f.zero || !f.ok;
+        o.bE[bpos(cx, k, n)] = none ? kZeroE : f.E;
+        o.bs[bpos(cx, k, n)] = none ? 0 : static_cast<int32_t>(f.sig);
       }
+      for (size_t n = N; n < Np; ++n) {  // padding: zero operands that no D element reads
+        o.bE[bpos(cx, k, n)] = kZeroE;
+        o.bs[bpos(cx, k, n)] = 0;
+      }
+    }
   });
   return ok.load();
 }

@@ -49,8 +49,8 @@ TCEMU_HOT void run_gst_body(const Ctx& cx, const GstOps& o, const DTile& tile, u
   const DatapathParams& p = cx.p;
   const size_t N = cx.N, K = cx.K, L = cx.L, S = cx.nsteps, Np = cx.Npad;
   const size_t G = static_cast<size_t>(p.group), gpl = L / G, ng = K / G;
-  const std::vector<int32_t>&av = o.av, &bv = o.bv;
-  const std::vector<uint8_t>&spA = o.spA, &spB = o.spB;
+  const auto &av = o.av, &bv = o.bv;
+  const auto &spA = o.spA, &spB = o.spB;
   const std::vector<Scale>&sA = o.sA, &sB = o.sB;
   const int unit = o.unit;
   Fallback fb(cx);
@@ -139,10 +139,22 @@ class PreparedGst final : public PreparedMma {
   bool vec_ = false;
 };
 
+// An operand's integer value in units of 2^low0 (0 for a zero or special operand); false when
+// it lies below that unit.
+bool unit_value(const Operand& x, int low0, int32_t& v) {
+  v = 0;
+  if (x.special || x.sig == 0) return true;
+  if (x.low < low0) return false;
+  const int64_t w = static_cast<int64_t>(x.sig) << (x.low - low0);
+  v = static_cast<int32_t>(x.neg ? -w : w);
+  return true;
+}
+
 }  // namespace
 
 // Decodes A by rows, B by steps (each step's flags are its own), the scales by rows and
-// columns, on exec's threads.
+// columns, on exec's threads, writing every element (B's padding columns too): the operand
+// arrays come uninitialised.
 std::unique_ptr<PreparedMma> fast_gst(const Ctx& cx, const Exec& exec) {
   const DatapathParams& p = cx.p;
   const size_t M = cx.M, N = cx.N, K = cx.K, L = cx.L, S = cx.nsteps, Np = cx.Npad;
@@ -156,26 +168,18 @@ std::unique_ptr<PreparedMma> fast_gst(const Ctx& cx, const Exec& exec) {
     return std::ldexp(static_cast<double>((uint64_t{2} << f.man_bits) - 1), f.emax() - f.emin());
   };
   if (units(fa) * units(fbi) * static_cast<double>(G) > 2147483647.0) return nullptr;
-  std::vector<int32_t> av(M * K, 0), bv(K * Np, 0);
-  std::vector<uint8_t> spA(M * S, 0), spB(S * Np, 0);
+  UninitVector<int32_t> av(M * K), bv(K * Np);
+  UninitVector<uint8_t> spA(M * S), spB(S * Np);
   std::vector<Scale> sA(M * ng), sB(Np * ng);
   const Decoder decA(cx.pr.atype, cx.opt.negate_a), decB(cx.pr.btype, cx.opt.negate_b);
   const Decoder decS(*cx.pr.scale_type, false);
   std::atomic<bool> ok{true};  // false: an operand below its format's smallest lowest-bit weight
-  parallel_for(M, exec, [&](size_t m) {
+  for_row_blocks(M, exec, [&](size_t m) {
+    std::fill_n(&spA[m * S], S, uint8_t{0});
     for (size_t k = 0; k < K; ++k) {
       const Operand x = decA(cx.pr.A[m * K + k]);
-      if (x.special) {
-        spA[m * S + k / L] = 1;
-        continue;
-      }
-      if (x.sig == 0) continue;
-      if (x.low < lowA) {
-        ok.store(false, std::memory_order_relaxed);
-        continue;
-      }
-      const int64_t v = static_cast<int64_t>(x.sig) << (x.low - lowA);
-      av[m * K + k] = static_cast<int32_t>(x.neg ? -v : v);
+      spA[m * S + k / L] |= x.special;
+      if (!unit_value(x, lowA, av[m * K + k])) ok.store(false, std::memory_order_relaxed);
     }
     for (size_t g = 0; g < ng; ++g) {
       sA[m * ng + g] = to_scale(decS(cx.pr.sa[m * cx.nb + g * G / blk]));
@@ -183,21 +187,15 @@ std::unique_ptr<PreparedMma> fast_gst(const Ctx& cx, const Exec& exec) {
     }
   });
   parallel_for(S, exec, [&](size_t s) {
-    for (size_t k = s * L; k < (s + 1) * L; ++k)
+    std::fill_n(&spB[s * Np], Np, uint8_t{0});
+    for (size_t k = s * L; k < (s + 1) * L; ++k) {
       for (size_t n = 0; n < N; ++n) {
         const Operand x = decB(cx.pr.B[k * N + n]);
-        if (x.special) {
-          spB[s * Np + n] = 1;
-          continue;
-        }
-        if (x.sig == 0) continue;
-        if (x.low < lowB) {
-          ok.store(false, std::memory_order_relaxed);
-          continue;
-        }
-        const int64_t v = static_cast<int64_t>(x.sig) << (x.low - lowB);
-        bv[bpos(cx, k, n)] = static_cast<int32_t>(x.neg ? -v : v);
+        spB[s * Np + n] |= x.special;
+        if (!unit_value(x, lowB, bv[bpos(cx, k, n)])) ok.store(false, std::memory_order_relaxed);
       }
+      for (size_t n = N; n < Np; ++n) bv[bpos(cx, k, n)] = 0;  // padding: no D element reads it
+    }
   });
   if (!ok.load()) return nullptr;
   for (size_t n = 0; n < N; ++n)  // after B: a step's flags gather its operands' and scales'

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "dp_primitives.hpp"
 #include "mma_fast.hpp"
 #include "mma_prepared.hpp"
+#include "uninit_buffer.hpp"
 
 // The kernels are built three times for x86-64 and picked at run time by the mechanism the
 // conversion kernels use (converter_isa.hpp: what the CPU has, at most the tests' limit): for
@@ -40,6 +42,17 @@ constexpr int kNB = 32;                 // columns (D elements) processed togeth
 static_assert(kNB == kTileCols, "tiles start at column blocks");
 constexpr int32_t kZeroE = -(1 << 20);  // E of a zero or special operand: below any real sum
 constexpr int32_t kNoE = -(1 << 29);    // emax before any term
+
+// Calls row(m) for every m in [0, M) on exec's threads, 64 rows at a time on one thread (the
+// per-row flags of neighbouring rows share cache lines: one row a thread would make the
+// threads take the lines from each other at every write).
+template <typename Row>
+void for_row_blocks(size_t M, const Exec& exec, const Row& row) {
+  constexpr size_t kRows = 64;
+  parallel_for((M + kRows - 1) / kRows, exec, [&](size_t b) {
+    for (size_t m = b * kRows; m < std::min(M, (b + 1) * kRows); ++m) row(m);
+  });
+}
 
 // The running accumulator of one D element: its code and the fields the next step reads.
 struct Acc {
@@ -130,14 +143,14 @@ TCEMU_HOT uint64_t final_d(const Ctx& cx, const Acc& cur, uint64_t accum) {
 }
 
 // T-FDPA / ST-FDPA operands: E / signed-significand arrays with the scales folded in, and the
-// per-step flags (built by mma_fast_fdpa.cpp).
+// per-step flags (built by mma_fast_fdpa.cpp, which writes every element).
 template <typename T>
 struct FdpaOps {
-  std::vector<int32_t> aE;  // M x K
-  std::vector<T> as;        // M x K, significand << c0l, signed
-  std::vector<int32_t> bE, bs;   // K x Npad, in blocks of kNB columns (bpos)
-  std::vector<uint8_t> spA, zA;  // M x nsteps: a NaN/Inf, a zero (folded) operand in the step
-  std::vector<uint8_t> spB, zB;  // nsteps x Npad
+  UninitVector<int32_t> aE;  // M x K
+  UninitVector<T> as;        // M x K, significand << c0l, signed
+  UninitVector<int32_t> bE, bs;   // K x Npad, in blocks of kNB columns (bpos)
+  UninitVector<uint8_t> spA, zA;  // M x nsteps: a NaN/Inf, a zero (folded) operand in the step
+  UninitVector<uint8_t> spB, zB;  // nsteps x Npad
   int32_t r0 = 0;
 };
 
@@ -162,10 +175,10 @@ struct ScalesB {
 };
 
 // GST-FDPA operands as integers in units of 2^unit, scales per group, per-step special flags
-// (built by mma_fast_gst.cpp).
+// (built by mma_fast_gst.cpp, which writes every element).
 struct GstOps {
-  std::vector<int32_t> av, bv;    // M x K, K x Npad in blocks of kNB columns (bpos)
-  std::vector<uint8_t> spA, spB;  // M x nsteps, nsteps x Npad
+  UninitVector<int32_t> av, bv;    // M x K, K x Npad in blocks of kNB columns (bpos)
+  UninitVector<uint8_t> spA, spB;  // M x nsteps, nsteps x Npad
   std::vector<Scale> sA, sB;      // M x (K / group), Npad x (K / group)
   int unit = 0;
   ScalesB sbv;  // sB as ScalesB, when the AVX-512 kernel runs

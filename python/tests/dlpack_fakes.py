@@ -61,7 +61,7 @@ class FakeDlpack:
 
     def __init__(self, shape, code=UINT, bits=8, lanes=1, strides=None, device=(CUDA, 0), ptr=0x7F0000000000,
                  byte_offset=0, versioned=False, version=(1, 0), ndim=None, old_producer=False):
-        self.deleted, self.calls, self.device = 0, [], device
+        self.deleted, self.calls, self.dl_device = 0, [], device
         self.versioned, self.old_producer = versioned, old_producer
         self._shape = (c_int64 * max(len(shape), 1))(*shape)
         self._strides = None if strides is None else (c_int64 * max(len(strides), 1))(*strides)
@@ -81,7 +81,7 @@ class FakeDlpack:
         self.deleted += 1
 
     def __dlpack_device__(self):
-        return self.device
+        return self.dl_device
 
     def __dlpack__(self, stream=None, max_version=None, **kw):
         if self.old_producer and max_version is not None:  # as a producer of before DLPack 1.0 signals it
@@ -101,7 +101,8 @@ class HostDlpack(FakeDlpack):
         self.arr = arr
         code = {"u": UINT, "i": INT, "f": FLOAT}[arr.dtype.kind] if code is None else code
         base = arr.__array_interface__["data"][0]
-        strides = None if kw.pop("null_strides", True) else [s // arr.itemsize for s in arr.strides]
+        null = kw.pop("null_strides", True) and arr.flags.c_contiguous  # NULL strides mean C-contiguous
+        strides = None if null else [s // arr.itemsize for s in arr.strides]
         super().__init__(arr.shape, code=code, bits=8 * arr.itemsize, strides=strides, ptr=base - offset,
                          byte_offset=offset, **kw)
 

@@ -79,6 +79,7 @@ void init_mma(py::module_& m);
 void init_quant(py::module_& m);
 void init_golden(py::module_& m);
 void init_cuda(py::module_& m);
+void init_dlpack(py::module_& m);
 
 // An error of the emulator on CUDA device `device` (mma_cuda*, bind_cuda.cpp): RuntimeError
 // saying why when the device cannot run it (no CUDA backend, no driver, no such device),

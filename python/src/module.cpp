@@ -13,4 +13,5 @@ PYBIND11_MODULE(_tcemu, m) {
   b::init_quant(m);
   b::init_golden(m);
   b::init_cuda(m);
+  b::init_dlpack(m);
 }

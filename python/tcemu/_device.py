@@ -1,17 +1,21 @@
 """device= of tcemu.mma / mma_params: where D is computed ("cpu", "cuda", "cuda:N"), and
-operands already in GPU memory (CUDA arrays: torch CUDA tensors, CuPy and Numba device arrays,
-anything with __cuda_array_interface__) handed to the C++ mma_cuda_device without a copy to the
-host (docs/gpu-emulation.md).
+operands already in GPU memory handed to the C++ mma_cuda_device without a copy to the host
+(docs/gpu-emulation.md): CUDA arrays with __cuda_array_interface__ (torch CUDA tensors, CuPy and
+Numba device arrays), read through that interface, and CUDA arrays that have only DLPack
+(__dlpack__ / __dlpack_device__ of device type kDLCUDA or kDLCUDAManaged: JAX arrays on a GPU),
+read from their DLPack capsule (python/src/bind_dlpack.cpp), which is held until the call returns.
 
 What a CUDA operand must be (nothing is converted on the GPU):
   - 2-D, C-contiguous (row-major), the shape tcemu.mma takes for host arrays; scale_b, which
     is K/block x N, either Fortran-contiguous (an N x K/block row-major buffer, as the
     emulator reads it) or C-contiguous (then copied transposed on the GPU by its own library:
-    torch .t().contiguous(), CuPy .T.copy());
+    torch .t().contiguous(), CuPy and JAX .T.copy());
   - integers of the code's container width (uint8/int8 for formats of 8 bits or fewer,
     uint16/int16 for f16/bf16, uint32/int32 for f32/tf32 and s32), or floats that are the
-    format itself (float16 for f16, float32 for f32/tf32, torch bfloat16 for bf16, torch
-    float8_e4m3fn / float8_e5m2 for e4m3 / e5m2).
+    format itself (float16 for f16, float32 for f32/tf32, bfloat16 for bf16 (torch, or DLPack's
+    kDLBfloat), float8_e4m3fn / float8_e5m2 / float8_e8m0fnu for e4m3 / e5m2 / ue8m0 (torch, or
+    DLPack's float8 type codes)). Packed sub-byte DLPack types (float4_e2m1fn, float6) are refused:
+    the emulator takes one code per byte.
 The codes themselves are not checked on the host (they are not read there).
 """
 
@@ -22,6 +26,8 @@ from ._arrays import is_torch_tensor, mma_shape
 
 _KDL_CUDA, _KDL_CUDA_MANAGED = 2, 13  # DLPack device types of CUDA memory
 _FLOAT_FORMATS = {np.dtype(np.float16): "f16", np.dtype(np.float32): "f32"}
+# DLPack dtypes (bfloat16: kDLBfloat; the float8 type codes of DLPack 1.x) that are a format itself.
+_DLPACK_FORMATS = {"bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2", "float8_e8m0fnu": "ue8m0"}
 _VALID = "'cpu', 'cuda' (device 0), or 'cuda:N' with N the CUDA device number"
 
 
@@ -99,18 +105,25 @@ class _Operand:
     """A CUDA array as the emulator reads it: pointer, dtype, shape, strides; `keep` holds
     the objects that own the memory until the call returns."""
 
-    def __init__(self, x, name):
+    def __init__(self, x, name, held):
         self.name, self.index, self.implied, self.keep = name, _cuda_index(x), None, [x]
         if is_torch_tensor(x):
             x = self._torch_bits(x)
-        if not _has_cai(x):
-            raise TypeError(f"{name}: a CUDA array without __cuda_array_interface__ ({type(x).__name__}); tcemu "
-                            f"reads GPU memory through that interface (torch, CuPy, Numba and JAX arrays have it)")
+        self.obj = x
+        if _has_cai(x):
+            self._from_cai(x)
+        elif getattr(x, "__dlpack__", None) is not None:
+            self._from_dlpack(x, held)
+        else:
+            raise TypeError(f"{name}: a CUDA array with neither __cuda_array_interface__ nor __dlpack__ "
+                            f"({type(x).__name__}); tcemu reads GPU memory through one of those")
+
+    def _from_cai(self, x):
+        name = self.name
         try:
             cai = x.__cuda_array_interface__
         except Exception as err:
             raise TypeError(f"{name}: its __cuda_array_interface__ cannot be read: {err}") from None
-        self.obj = x
         try:
             self.shape = tuple(int(n) for n in cai["shape"])
             self.dtype = np.dtype(cai["typestr"])
@@ -121,6 +134,27 @@ class _Operand:
         self.strides = None if strides is None else tuple(int(s) for s in strides)
         if cai.get("mask") is not None:
             raise TypeError(f"{name}: a masked CUDA array; tcemu takes plain arrays")
+
+    def _from_dlpack(self, x, held):
+        """A CUDA array that has only DLPack (JAX): its capsule, asked for on the legacy default
+        stream (stream=1 of the DLPack Python specification), which the emulator's kernels use;
+        the tensor (the producer's memory) is held until the call returns."""
+        t = _tcemu.dlpack_import(x, self.name, 1)
+        held.append(t)
+        kind, self.index = t.device
+        if kind not in (_KDL_CUDA, _KDL_CUDA_MANAGED):
+            raise TypeError(f"{self.name}: __dlpack_device__ says CUDA, but its DLPack tensor is in memory of DLPack "
+                            f"device type {kind} (CUDA is {_KDL_CUDA}, CUDA managed {_KDL_CUDA_MANAGED})")
+        self.shape, self.strides, self.ptr = t.shape, t.strides, t.ptr
+        if t.dtype in _DLPACK_FORMATS:
+            self.implied, self.dtype = _DLPACK_FORMATS[t.dtype], np.dtype(f"u{t.itemsize}")
+            return
+        try:
+            self.dtype = np.dtype(t.dtype)
+        except TypeError:
+            raise TypeError(f"{self.name}: a CUDA array of {t.dtype} values, which is none of tcemu's code types on the "
+                            f"GPU (integers of the container's width, float16, float32, bfloat16, float8_e4m3fn, "
+                            f"float8_e5m2, float8_e8m0fnu)") from None
 
     def _torch_bits(self, x):
         import torch  # only reached for torch tensors
@@ -166,8 +200,8 @@ class _Operand:
         return (self.ptr, nbytes, count)
 
 
-def _operand(x, name, shape_of):
-    op = _Operand(x, name)
+def _operand(x, name, shape_of, held):
+    op = _Operand(x, name, held)
     if len(op.shape) != 2:
         raise ValueError(f"{name}: shape {op.shape}; {shape_of} is a matrix")
     return op
@@ -181,9 +215,9 @@ def _c_order(op, shape, what):
                          f"(make it contiguous first: torch .contiguous(), CuPy cupy.ascontiguousarray)")
 
 
-def _scale_b(x, kb, N):
+def _scale_b(x, kb, N, held):
     """scale_b (K/block x N) as the N x K/block row-major buffer the emulator reads."""
-    op = _operand(x, "scale_b", "scale_b (K/block x N)")
+    op = _operand(x, "scale_b", "scale_b (K/block x N)", held)
     if op.shape != (kb, N):
         raise ValueError(f"scale_b: shape {op.shape}; one scale per block of K for each column: (K/block, N) = "
                          f"{(kb, N)}")
@@ -200,7 +234,7 @@ def _scale_b(x, kb, N):
         raise ValueError(f"scale_b: a C-contiguous (K/block, N) CUDA array of {type(op.obj).__name__}, which tcemu "
                          f"cannot transpose on the GPU; pass it Fortran-contiguous (the transpose of an N x K/block "
                          f"row-major array)")
-    tt = _Operand(t, "scale_b")
+    tt = _Operand(t, "scale_b", held)
     tt.implied, tt.keep = op.implied, op.keep + tt.keep
     if tt.shape != (N, kb) or not tt.contiguous("C"):
         raise ValueError("scale_b: its transposed copy on the GPU is not a contiguous N x K/block array")
@@ -227,9 +261,20 @@ def refuse_on_cpu(operands, func="tcemu.mma"):
 
 
 def mma_on_gpu(e, a, b, c, scale_a, scale_b, index, options, lookup_args):
-    """tcemu.mma with every operand in GPU memory: checks, then mma_cuda_device; D in host memory."""
-    A = _operand(a, "a", "A (M x K)")
-    B = _operand(b, "b", "B (K x N)")
+    """tcemu.mma with every operand in GPU memory: checks, then mma_cuda_device; D in host memory.
+    The DLPack tensors taken on the way are given back to their producers when it returns or
+    raises (not later, with the traceback)."""
+    held = []
+    try:
+        return _mma_on_gpu(e, a, b, c, scale_a, scale_b, index, options, lookup_args, held)
+    finally:
+        for t in held:
+            t.release()
+
+
+def _mma_on_gpu(e, a, b, c, scale_a, scale_b, index, options, lookup_args, held):
+    A = _operand(a, "a", "A (M x K)", held)
+    B = _operand(b, "b", "B (K x N)", held)
     M, K, N = mma_shape(A, B, e)
     _c_order(A, (M, K), "A is M x K")
     _c_order(B, (K, N), "B is K x N")
@@ -239,7 +284,7 @@ def mma_on_gpu(e, a, b, c, scale_a, scale_b, index, options, lookup_args):
     if c is None:
         args.append(None)
     else:
-        C = _operand(c, "c", "C (M x N)")
+        C = _operand(c, "c", "C (M x N)", held)
         _c_order(C, (M, N), "C is M x N")
         ops.append(C)
         args.append(C.codes("s32" if e["dtype"] == "s32" else e["dtype"], 4 if e["dtype"] != "f16" else 2))
@@ -248,9 +293,9 @@ def mma_on_gpu(e, a, b, c, scale_a, scale_b, index, options, lookup_args):
             raise ValueError(f"{'scale_a' if scale_a is None else 'scale_b'}: {e['ptx']} is block-scaled "
                              f"({e['scale_type']}, one scale per {e['scale_block']} elements of K): scales are required")
         kb = K // e["scale_block"]
-        SA = _operand(scale_a, "scale_a", "scale_a (M x K/block)")
+        SA = _operand(scale_a, "scale_a", "scale_a (M x K/block)", held)
         _c_order(SA, (M, kb), "one scale per block of K for each row: (M, K/block)")
-        SB = _scale_b(scale_b, kb, N)
+        SB = _scale_b(scale_b, kb, N, held)
         ops += [SA, SB]
         args += [SA.codes(e["scale_type"], 1), SB.codes(e["scale_type"], 1)]
     else:

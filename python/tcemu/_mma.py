@@ -90,8 +90,8 @@ def mma(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype=
     plain C++ mma()). D is the same for every thread count.
     device: "cpu", or "cuda" / "cuda:N" for the emulator on that CUDA GPU (the same D, bit for
     bit; RuntimeError when it cannot run there). Operands already in GPU memory (torch CUDA
-    tensors, CuPy/Numba arrays: __cuda_array_interface__) are read there without a copy; give
-    all of them on the GPU (tcemu/_device.py says what is accepted). D is a NumPy array."""
+    tensors, CuPy/Numba arrays: __cuda_array_interface__; JAX and other arrays with only
+    DLPack: __dlpack__) are read there without a copy; give all of them on the GPU (tcemu/_device.py says what is accepted). D is a NumPy array."""
     dev = _device.device_arg(device)
     e = _lookup(arch, instr, atype, btype, dtype, stype)
     pe = _int_flag(promote_every, "promote_every", 0)

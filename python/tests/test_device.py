@@ -223,7 +223,7 @@ def test_cuda_arrays_are_read_in_place_by_the_device_path():
     ("c_dtype", TypeError, r"^c: a CUDA array of dtype uint16; f32 codes on the GPU are 4-byte integers"),
     ("mixed", ValueError, r"^c: a host array, while a is in GPU memory"),
     ("other_gpu", ValueError, r"^a: in the memory of cuda:1, but device='cuda:0'; pass device='cuda:1'"),
-    ("dlpack_only", TypeError, r"^a: a CUDA array without __cuda_array_interface__"),
+    ("dlpack_only", TypeError, r"^a: a CUDA array with neither __cuda_array_interface__ nor __dlpack__"),
     ("masked", TypeError, r"^a: a masked CUDA array"),
     ("scales", ValueError, r"^scale_a: .* takes no block scales"),
 ])

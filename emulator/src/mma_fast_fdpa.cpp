@@ -85,6 +85,18 @@ inline Folded fold(const Operand& x, const Operand* s, int man) {
   return f;
 }
 
+// Writes one folded operand: its step's flags, its E and significand << shift (kZeroE and 0
+// for a zero or special operand, or one whose fold broke low == E - man); returns f.ok.
+template <typename T>
+bool put_folded(const Folded& f, int shift, uint8_t& special, uint8_t& zero, int32_t& E, T& sig) {
+  special |= f.special;
+  zero |= f.zero;
+  const bool none = f.special || f.zero || !f.ok;
+  E = none ? kZeroE : f.E;
+  sig = none ? T{0} : static_cast<T>(f.sig * (int64_t{1} << shift));
+  return f.ok;
+}
+
 struct FdpaPlan {
   int manA = 0, manB = 0, C0 = 0;
   uint64_t maxA = 0, maxB = 0;  // largest folded |significand|
@@ -110,21 +122,20 @@ bool build_fdpa(const Ctx& cx, FdpaOps<T>& o, const FdpaPlan& plan, const Exec& 
   o.zB.resize(S * Np);
   const Decoder decA(cx.pr.atype, cx.opt.negate_a), decB(cx.pr.btype, cx.opt.negate_b);
   const Decoder decS(st ? *cx.pr.scale_type : Fmt::ue8m0, false);
+  // An operand with its scale (the code at `scale`, block-scaled datapaths only) folded in.
+  auto folded = [&](const Decoder& dec, uint64_t code, const uint64_t* scale, int man) {
+    if (!st) return fold(dec(code), nullptr, man);
+    const Operand sc = decS(*scale);
+    return fold(dec(code), &sc, man);
+  };
   std::atomic<bool> ok{true};
   for_row_blocks(M, exec, [&](size_t m) {
     std::fill_n(&o.spA[m * S], S, uint8_t{0});
     std::fill_n(&o.zA[m * S], S, uint8_t{0});
     for (size_t k = 0; k < K; ++k) {
-      const Operand x = decA(cx.pr.A[m * K + k]);
-      Operand sc;
-      if (st) sc = decS(cx.pr.sa[m * cx.nb + k / blk]);
-      const Folded f = fold(x, st ? &sc : nullptr, plan.manA);
-      if (!f.ok) ok.store(false, std::memory_order_relaxed);
-      o.spA[m * S + k / L] |= f.special;
-      o.zA[m * S + k / L] |= f.zero;
-      const bool none = f.special || f.zero || !f.ok;
-      o.aE[m * K + k] = none ? kZeroE : f.E;
-      o.as[m * K + k] = none ? T{0} : static_cast<T>(f.sig * (int64_t{1} << c0l));
+      const Folded f = folded(decA, cx.pr.A[m * K + k], st ? &cx.pr.sa[m * cx.nb + k / blk] : nullptr, plan.manA);
+      if (!put_folded(f, c0l, o.spA[m * S + k / L], o.zA[m * S + k / L], o.aE[m * K + k], o.as[m * K + k]))
+        ok.store(false, std::memory_order_relaxed);
     }
   });
   parallel_for(S, exec, [&](size_t s) {
@@ -132,16 +143,9 @@ bool build_fdpa(const Ctx& cx, FdpaOps<T>& o, const FdpaPlan& plan, const Exec& 
     std::fill_n(&o.zB[s * Np], Np, uint8_t{0});
     for (size_t k = s * L; k < (s + 1) * L; ++k) {
       for (size_t n = 0; n < N; ++n) {
-        const Operand x = decB(cx.pr.B[k * N + n]);
-        Operand sc;
-        if (st) sc = decS(cx.pr.sb[n * cx.nb + k / blk]);
-        const Folded f = fold(x, st ? &sc : nullptr, plan.manB);
-        if (!f.ok) ok.store(false, std::memory_order_relaxed);
-        o.spB[s * Np + n] |= f.special;
-        o.zB[s * Np + n] |= f.zero;
-        const bool none = f.special || f.zero || !f.ok;
-        o.bE[bpos(cx, k, n)] = none ? kZeroE : f.E;
-        o.bs[bpos(cx, k, n)] = none ? 0 : static_cast<int32_t>(f.sig);
+        const Folded f = folded(decB, cx.pr.B[k * N + n], st ? &cx.pr.sb[n * cx.nb + k / blk] : nullptr, plan.manB);
+        if (!put_folded(f, 0, o.spB[s * Np + n], o.zB[s * Np + n], o.bE[bpos(cx, k, n)], o.bs[bpos(cx, k, n)]))
+          ok.store(false, std::memory_order_relaxed);
       }
       for (size_t n = N; n < Np; ++n) {  // padding: zero operands that no D element reads
         o.bE[bpos(cx, k, n)] = kZeroE;

@@ -7,7 +7,6 @@
 // NaN codes; C with specials and -0), odd M and N, K of several instructions, all options.
 #include <gtest/gtest.h>
 
-#include <iostream>
 #include <map>
 #include <random>
 #include <set>
@@ -16,6 +15,7 @@
 
 #include "../../emulator/src/converter_isa.hpp"
 #include "../../emulator/src/mma_fast.hpp"
+#include "kernel_builds.hpp"
 #include "random_operands.hpp"
 #include "tcemu/catalog.hpp"
 #include "tcemu/datapath.hpp"
@@ -237,18 +237,7 @@ TEST(MmaFast, EveryFastFamilyMatchesTheDotProductChain) { check_every_family(202
 // has its own intrinsics kernel), as far as this CPU has them: a CPU runs only its best build
 // otherwise.
 TEST(MmaFast, EveryKernelBuildMatchesTheDotProductChain) {
-  const detail::ConvertIsa best = detail::convert_isa();
-  for (detail::ConvertIsa isa : {detail::ConvertIsa::baseline, detail::ConvertIsa::avx2, detail::ConvertIsa::avx512}) {
-    if (isa > best) {
-      std::cout << "note: this CPU lacks kernel build " << static_cast<int>(isa) << ": not checked\n";
-      continue;
-    }
-    SCOPED_TRACE("kernel build " + std::to_string(static_cast<int>(isa)));
-    detail::limit_convert_isa(isa);
-    ASSERT_EQ(detail::convert_isa(), isa);
-    check_every_family(77 + static_cast<uint64_t>(isa));
-  }
-  detail::limit_convert_isa(detail::ConvertIsa::avx512);
+  test::for_each_kernel_build([](uint64_t isa) { check_every_family(77 + isa); });
 }
 
 // Operands of the largest significand everywhere (A and B the largest finite codes, scales
@@ -256,12 +245,9 @@ TEST(MmaFast, EveryKernelBuildMatchesTheDotProductChain) {
 // the top of the kernels' integer range, where a sum that overflowed its lanes would show.
 // Every family, every kernel build this CPU has, odd N.
 TEST(MmaFast, LargestTermsEveryKernelBuild) {
-  const detail::ConvertIsa best = detail::convert_isa();
   Rng r(11);
   int reported = 0, bad = 0;
-  for (detail::ConvertIsa isa : {detail::ConvertIsa::baseline, detail::ConvertIsa::avx2, detail::ConvertIsa::avx512}) {
-    if (isa > best) continue;
-    detail::limit_convert_isa(isa);
+  test::for_each_kernel_build([&](uint64_t) {
     for (const InstrEntry* e : fast_entries()) {
       Case cs = make_case(*e, 3, 37, 2, Dist::normal, r);
       const size_t K = static_cast<size_t>(cs.K), N = 37;
@@ -273,8 +259,7 @@ TEST(MmaFast, LargestTermsEveryKernelBuild) {
         for (uint64_t& x : *v) x = scale;
       bad += check_case(cs, {}, reported);
     }
-  }
-  detail::limit_convert_isa(detail::ConvertIsa::avx512);
+  });
   EXPECT_EQ(bad, 0);
 }
 

@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <iostream>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -16,9 +15,9 @@
 #include <tuple>
 #include <vector>
 
-#include "../../emulator/src/converter_isa.hpp"
 #include "../../emulator/src/mma_fast.hpp"
 #include "../../emulator/src/mma_tiles.hpp"
+#include "kernel_builds.hpp"
 #include "random_operands.hpp"
 #include "tcemu/catalog.hpp"
 #include "tcemu/mma_parallel.hpp"
@@ -136,17 +135,8 @@ TEST(MmaParallel, WideProblemsColumnTilesEqualSingleThreaded) {
 // Every build of the fast kernels (baseline, AVX2, AVX-512) computes tiles of D: the threaded
 // call on wide problems against the single-threaded one, both limited to that build.
 TEST(MmaParallel, EveryKernelBuildTilesEqualSingleThreaded) {
-  const detail::ConvertIsa best = detail::convert_isa();
-  for (detail::ConvertIsa isa : {detail::ConvertIsa::baseline, detail::ConvertIsa::avx2, detail::ConvertIsa::avx512}) {
-    if (isa > best) {
-      std::cout << "note: this CPU lacks kernel build " << static_cast<int>(isa) << ": not checked\n";
-      continue;
-    }
-    SCOPED_TRACE("kernel build " + std::to_string(static_cast<int>(isa)));
-    detail::limit_convert_isa(isa);
-    check_all(300 + static_cast<uint64_t>(isa), {.wide = true, .fast_only = true, .threads = {3}});
-  }
-  detail::limit_convert_isa(detail::ConvertIsa::avx512);
+  test::for_each_kernel_build(
+      [](uint64_t isa) { check_all(300 + isa, {.wide = true, .fast_only = true, .threads = {3}}); });
 }
 
 TEST(MmaParallel, PlanCoversTheProblem) {

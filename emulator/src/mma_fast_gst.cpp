@@ -119,9 +119,9 @@ TCEMU_AVX512 void run_gst_avx512(const Ctx& cx, const GstOps& o, const DTile& ti
 // The decoded problem and the kernel for the CPU's instruction set.
 class PreparedGst final : public PreparedMma {
  public:
-  PreparedGst(const Ctx& cx, GstOps o) : cx_(cx), o_(std::move(o)) {
+  PreparedGst(const Ctx& cx, GstOps o, const Exec& exec) : cx_(cx), o_(std::move(o)) {
     vec_ = kernel_isa() == ConvertIsa::avx512 && gst_avx512_takes(cx_);
-    if (vec_) o_.sbv = gst_avx512_scales(cx_, o_);
+    if (vec_) o_.sbv = gst_avx512_scales(cx_, o_, exec);
   }
   void run(const DTile& tile, uint64_t* D) const override {
     switch (kernel_isa()) {
@@ -198,13 +198,15 @@ std::unique_ptr<PreparedMma> fast_gst(const Ctx& cx, const Exec& exec) {
     }
   });
   if (!ok.load()) return nullptr;
-  for (size_t n = 0; n < N; ++n)  // after B: a step's flags gather its operands' and scales'
+  for_row_blocks(N, exec, [&](size_t n) {  // after B: a step's flags gather its operands' and scales'
     for (size_t g = 0; g < ng; ++g) {
       sB[n * ng + g] = to_scale(decS(cx.pr.sb[n * cx.nb + g * G / blk]));
       spB[(g / gpl) * Np + n] |= sB[n * ng + g].special;
     }
+  });
   return std::make_unique<PreparedGst>(
-      cx, GstOps{std::move(av), std::move(bv), std::move(spA), std::move(spB), std::move(sA), std::move(sB), unit, {}});
+      cx, GstOps{std::move(av), std::move(bv), std::move(spA), std::move(spB), std::move(sA), std::move(sB), unit, {}},
+      exec);
 }
 
 }  // namespace tcemu::detail::fast

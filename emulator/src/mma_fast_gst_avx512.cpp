@@ -22,19 +22,20 @@ constexpr size_t kMaxGroups = 64;  // groups per step (mma_fast.cpp declines mor
 
 }  // namespace
 
-ScalesB gst_avx512_scales(const Ctx& cx, const GstOps& o) {
+ScalesB gst_avx512_scales(const Ctx& cx, const GstOps& o, const Exec& exec) {
   const size_t ng = cx.K / static_cast<size_t>(cx.p.group), Np = cx.Npad;
   ScalesB b;
   b.E.resize(ng * Np);
   b.low.resize(ng * Np);
   b.sig.resize(ng * Np);
-  for (size_t n = 0; n < Np; ++n)
+  for_row_blocks(Np, exec, [&](size_t n) {  // every element written, the padding columns too
     for (size_t g = 0; g < ng; ++g) {
       const Scale& s = o.sB[n * ng + g];
       b.E[g * Np + n] = s.E;
       b.low[g * Np + n] = s.low;
       b.sig[g * Np + n] = s.neg ? -static_cast<int32_t>(s.sig) : static_cast<int32_t>(s.sig);
     }
+  });
   return b;
 }
 
@@ -133,7 +134,7 @@ TCEMU_AVX512 void run_gst_avx512_vec(const Ctx& cx, const GstOps& o, const DTile
 
 namespace tcemu::detail::fast {
 bool gst_avx512_takes(const Ctx&) { return false; }
-ScalesB gst_avx512_scales(const Ctx&, const GstOps&) { return {}; }
+ScalesB gst_avx512_scales(const Ctx&, const GstOps&, const Exec&) { return {}; }
 void run_gst_avx512_vec(const Ctx&, const GstOps&, const DTile&, uint64_t*) {}
 }  // namespace tcemu::detail::fast
 

@@ -171,7 +171,7 @@ struct Scale {
 // B's scales as arrays [group][Npad] (vector loads of kNB columns) for the AVX-512 GST-FDPA
 // kernel: exponent, lowest-bit weight, significand with the sign applied.
 struct ScalesB {
-  std::vector<int32_t> E, low, sig;
+  UninitVector<int32_t> E, low, sig;
 };
 
 // GST-FDPA operands as integers in units of 2^unit, scales per group, per-step special flags
@@ -188,7 +188,7 @@ struct GstOps {
 // (C fused, an f32 accumulator rounded toward zero), the scales it reads (o.sbv from o.sB),
 // and the kernel.
 bool gst_avx512_takes(const Ctx& cx);
-ScalesB gst_avx512_scales(const Ctx& cx, const GstOps& o);
+ScalesB gst_avx512_scales(const Ctx& cx, const GstOps& o, const Exec& exec);
 void run_gst_avx512_vec(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D);
 
 // The problems decoded for the kernels: nullptr when the operands leave the range a kernel's

@@ -67,8 +67,7 @@ MmaResult mma_cuda_device(const InstrEntry& e, const MmaDeviceProblem& prob, con
   s.nC = prob.C.count == 0 && prob.M > 0 && prob.N > 0 ? static_cast<size_t>(prob.M) * static_cast<size_t>(prob.N) : prob.C.count;
   s.nsa = prob.sa.count;
   s.nsb = prob.sb.count;
-  if (std::string err = detail::check_entry(e, s, opt); !err.empty()) return failed(err);
-  if (std::string err = detail::check_problem(e.params, s, e.K, opt); !err.empty()) return failed(err);
+  if (std::string err = detail::check_instr_problem(e, s, opt); !err.empty()) return failed(err);
   for (const auto& [c, name] : {std::pair{&prob.A, "A"}, std::pair{&prob.B, "B"}, std::pair{&prob.C, "C"},
                                  std::pair{&prob.sa, "scale_A"}, std::pair{&prob.sb, "scale_B"}}) {
     if (c->count == 0) continue;

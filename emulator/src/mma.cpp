@@ -56,6 +56,11 @@ std::string check_entry(const InstrEntry& e, const ProblemShape& pr, const MmaOp
   return "";
 }
 
+std::string check_instr_problem(const InstrEntry& e, const ProblemShape& pr, const MmaOptions& opt) {
+  if (std::string err = check_entry(e, pr, opt); !err.empty()) return err;
+  return check_problem(e.params, pr, e.K, opt);
+}
+
 Operand negated(Operand o, bool neg) {
   if (neg) o.neg ^= 1;
   return o;
@@ -116,6 +121,12 @@ std::unique_ptr<PreparedMma> prepare_mma(const DatapathParams& p, const MmaProbl
   return std::make_unique<GenericMma>(p, pr, instr_k, opt);
 }
 
+std::vector<uint64_t> compute_all(const PreparedMma& prep, size_t M, size_t N) {
+  std::vector<uint64_t> D(M * N);
+  prep.run(DTile{0, M, 0, N}, D.data());
+  return D;
+}
+
 }  // namespace detail
 
 MmaResult mma_params(const DatapathParams& p, const MmaProblem& pr, int instr_k, const MmaOptions& opt) {
@@ -124,9 +135,8 @@ MmaResult mma_params(const DatapathParams& p, const MmaProblem& pr, int instr_k,
     r.error = e;
     return r;
   }
-  const size_t M = static_cast<size_t>(pr.M), N = static_cast<size_t>(pr.N);
-  r.D.assign(M * N, 0);
-  detail::prepare_mma(p, pr, instr_k, opt, Exec{1})->run(detail::DTile{0, M, 0, N}, r.D.data());
+  r.D = detail::compute_all(*detail::prepare_mma(p, pr, instr_k, opt, Exec{1}), static_cast<size_t>(pr.M),
+                             static_cast<size_t>(pr.N));
   return r;
 }
 

@@ -25,5 +25,7 @@ ProblemShape shape_of(const MmaProblem& pr);
 std::string check_problem(const DatapathParams& p, const ProblemShape& pr, int instr_k, const MmaOptions& opt);
 // mma()'s checks of the problem against the instruction (then check_problem runs).
 std::string check_entry(const InstrEntry& e, const ProblemShape& pr, const MmaOptions& opt);
+// Both, in that order: everything mma(e, ...) checks before it computes.
+std::string check_instr_problem(const InstrEntry& e, const ProblemShape& pr, const MmaOptions& opt);
 
 }  // namespace tcemu::detail

@@ -157,8 +157,7 @@ std::optional<MmaResult> mma_fast(const DatapathParams& p, const MmaProblem& pr,
   const std::unique_ptr<PreparedMma> prep = prepare_fast(p, pr, instr_k, opt, Exec{1});
   if (!prep) return std::nullopt;
   MmaResult r;
-  r.D.assign(static_cast<size_t>(pr.M) * static_cast<size_t>(pr.N), 0);
-  prep->run(DTile{0, static_cast<size_t>(pr.M), 0, static_cast<size_t>(pr.N)}, r.D.data());
+  r.D = compute_all(*prep, static_cast<size_t>(pr.M), static_cast<size_t>(pr.N));
   return r;
 }
 

@@ -90,9 +90,9 @@ inline bool takes_rounding(const Ctx& cx) {
   return cx.fused && (cx.p.rounding == OutputRounding::rz_f32 || cx.p.rounding == OutputRounding::rz_e8m13);
 }
 
-// The loop of a kernel over one tile of D: column blocks of kNB, rows, steps. `step(m, n0, s, code)` computes one
-// step of row m over columns n0 .. n0 + kNB in place on the running f32 codes and returns the
-// lanes whose C is a NaN or Inf; those, and the lanes whose row or column holds one in the step
+// The loop of a kernel over one tile of D: column blocks of kNB, rows, steps.
+// `step(m, n0, s, code)` computes one step of row m over columns n0 .. n0 + kNB in place on the
+// running f32 codes and returns the lanes whose C is a NaN or Inf; those, and the lanes whose row or column holds one in the step
 // (spA: M x nsteps, spB: nsteps x Npad flags), are recomputed by the generic step function.
 // Then the FP32 promotion and the final D as finish_step / final_d do.
 template <typename Step>

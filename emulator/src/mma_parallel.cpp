@@ -52,10 +52,8 @@ MmaResult mma(const InstrEntry& e, const MmaProblem& pr, const MmaOptions& opt, 
               const MmaProgress& progress) {
   const int threads = thread_count(exec);
   if (threads <= 1 && !progress) return mma(e, pr, opt);
-  const detail::ProblemShape shape = detail::shape_of(pr);
-  std::string err = detail::check_entry(e, shape, opt);
-  if (err.empty()) err = detail::check_problem(e.params, shape, e.K, opt);
-  if (!err.empty()) return MmaResult{{}, std::move(err)};
+  if (std::string err = detail::check_instr_problem(e, detail::shape_of(pr), opt); !err.empty())
+    return MmaResult{{}, std::move(err)};
   const size_t M = static_cast<size_t>(pr.M), N = static_cast<size_t>(pr.N), K = static_cast<size_t>(pr.K);
   const std::unique_ptr<detail::PreparedMma> prep = detail::prepare_mma(e.params, pr, e.K, opt, exec);
   // Four tiles a thread; with a progress report at least 8, so that it moves.

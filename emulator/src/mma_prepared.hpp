@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "tcemu/mma.hpp"
 #include "tcemu/parallel.hpp"
@@ -38,5 +39,8 @@ class PreparedMma {
 // reads its spans (A, B, C, scales) and must not outlive them. Decoding uses exec's threads.
 std::unique_ptr<PreparedMma> prepare_mma(const DatapathParams& p, const MmaProblem& pr, int instr_k,
                                          const MmaOptions& opt, const Exec& exec);
+
+// All M x N elements of D from `prep`, on the calling thread.
+std::vector<uint64_t> compute_all(const PreparedMma& prep, size_t M, size_t N);
 
 }  // namespace tcemu::detail

@@ -35,8 +35,7 @@ MmaResult run_emulated(const InstrEntry& e, const MmaProblem& pr, const MmaOptio
   if (!g_host) return mma_cuda(e, pr, opt);
   MmaResult r;
   const detail::ProblemShape s = detail::shape_of(pr);
-  r.error = detail::check_entry(e, s, opt);
-  if (r.error.empty()) r.error = detail::check_problem(e.params, s, e.K, opt);
+  r.error = detail::check_instr_problem(e, s, opt);
   if (!r.error.empty()) return r;
   const cuda_detail::ProblemCodes in{{pr.A.data(), 8}, {pr.B.data(), 8}, {pr.C.data(), 8}, {pr.sa.data(), 8}, {pr.sb.data(), 8}};
   r.D = cuda_detail::run_plan_on_host(cuda_detail::make_plan(e.params, s, e.K, opt), in, true);

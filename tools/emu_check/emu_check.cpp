@@ -4,6 +4,8 @@
 // the CUDA backend's computation on the host (cuda_plan.hpp's run_plan_on_host) instead of the
 // GPU, so that the driver itself is exercised where no GPU exists (test gpu_emu_check_host).
 //
+//   tcemu-emu-check status                      whether CUDA device 0 can run the kernels (0, or 77
+//                                                 and why not)
 //   tcemu-emu-check [--host] golden PACK         every case of a golden pack vs its expected D
 //   tcemu-emu-check [--host] random SIZE [REPS]  random SIZE x SIZE GEMMs of every catalog family
 //                                                 and option set vs mma() on all CPU cores
@@ -84,10 +86,12 @@ int check_golden(const std::string& path) {
 }
 
 // Random codes of every kind the datapath meets (normal values, subnormals, zeros, specials).
-uint64_t random_code(Fmt f, std::mt19937_64& r) {
+// A random code of f: one in eight any bits (NaN, Inf, subnormals, zeros) unless `finite`, the
+// rest normal numbers of exponents near 1.
+uint64_t random_code(Fmt f, std::mt19937_64& r, bool finite) {
   const FormatInfo& fi = info(f);
   const uint64_t any = r() & fi.code_mask();
-  if (fi.is_int || r() % 8 == 0) return any;
+  if (fi.is_int || (r() % 8 == 0 && !finite)) return any;
   const uint64_t man = fi.man_bits ? (r() & ((uint64_t{1} << fi.man_bits) - 1)) << fi.man_shift : 0;
   const int span = fi.bias < 3 ? fi.bias : 3;
   const uint64_t eb = static_cast<uint64_t>(fi.bias - span + static_cast<int>(r() % static_cast<uint64_t>(2 * span + 1)));
@@ -100,17 +104,19 @@ struct Gemm {
   MmaProblem view(const InstrEntry& e, int M, int N, int K) const { return make_problem(e, M, N, K, A, B, C, sa, sb); }
 };
 
-Gemm random_gemm(const InstrEntry& e, int M, int N, int K, uint64_t seed) {
+// `finite`: operands and C without NaN or Inf (the timed GEMMs: with one special code in 256,
+// nearly every dot product over thousands of terms would meet one).
+Gemm random_gemm(const InstrEntry& e, int M, int N, int K, uint64_t seed, bool finite = false) {
   std::mt19937_64 r(seed);
   Gemm g;
   const size_t m = static_cast<size_t>(M), n = static_cast<size_t>(N), k = static_cast<size_t>(K);
   g.A.resize(m * k);
   g.B.resize(k * n);
   g.C.resize(m * n);
-  for (uint64_t& c : g.A) c = random_code(e.atype, r);
-  for (uint64_t& c : g.B) c = random_code(e.btype, r);
+  for (uint64_t& c : g.A) c = random_code(e.atype, r, finite);
+  for (uint64_t& c : g.B) c = random_code(e.btype, r, finite);
   const std::optional<Fmt> acc = acc_format(e.dtype);
-  for (uint64_t& c : g.C) c = acc ? random_code(*acc, r) : (r() & 0xFFFFFFFFu);
+  for (uint64_t& c : g.C) c = acc ? random_code(*acc, r, finite) : (r() & 0xFFFFFFFFu);
   if (e.scale_type) {
     const size_t nb = k / static_cast<size_t>(e.scale_block);
     g.sa.resize(m * nb);
@@ -178,6 +184,8 @@ int check_random(int size, int reps) {
         const size_t d = got.error.empty() ? differences(got.D, want.D) : want.D.size();
         ++runs;
         dots += want.D.size();
+        if (runs % 100 == 0)  // what a run stopped at its time limit had checked
+          std::printf("random: %zu GEMMs so far, %zu dot products, %zu differ\n", runs, dots, bad);
         if (d || !want.error.empty() || !got.error.empty()) {
           ++bad;
           std::printf("random DIFF %s %s promote=%d neg=%d scale_d=%d sid=%d: %zu of %zu differ %s%s\n", e->arch.c_str(),
@@ -212,9 +220,14 @@ int time_gemms(int size, int cpu_size) {
       return 2;
     }
     const InstrEntry& e = *lk.entry;
+    // Warm-up, untimed: the first call creates the CUDA context and loads the kernels.
+    {
+      const Gemm w = random_gemm(e, 256, 256, 256 / e.K * e.K, 1);
+      run_emulated(e, w.view(e, 256, 256, 256 / e.K * e.K), {});
+    }
     // The same GEMM at CPU_SIZE on both, compared bit for bit.
     if (cpu_size > 0) {
-      const Gemm g = random_gemm(e, cpu_size, cpu_size, cpu_size, 0x5EED);
+      const Gemm g = random_gemm(e, cpu_size, cpu_size, cpu_size, 0x5EED, true);
       const MmaProblem pr = g.view(e, cpu_size, cpu_size, cpu_size);
       auto t0 = std::chrono::steady_clock::now();
       const MmaResult got = run_emulated(e, pr, {});
@@ -223,8 +236,8 @@ int time_gemms(int size, int cpu_size) {
       const MmaResult want = mma(e, pr, {}, Exec{});
       const double tc = seconds_since(t0);
       if (!got.error.empty() || !want.error.empty()) {
-        std::printf("time %s %s %d^3: ERROR %s%s\n", e.arch.c_str(), e.ptx.c_str(), cpu_size, got.error.c_str(),
-                    want.error.c_str());
+        std::printf("time %s %s %d^3: ERROR %s\n", e.arch.c_str(), e.ptx.c_str(), cpu_size,
+                    (got.error.empty() ? want.error : got.error).c_str());
         status = 1;
         continue;
       }
@@ -235,9 +248,8 @@ int time_gemms(int size, int cpu_size) {
       if (d) status = 1;
     }
     if (size > 0) {
-      const Gemm g = random_gemm(e, size, size, size, 0x5EED);
+      const Gemm g = random_gemm(e, size, size, size, 0x5EED, true);
       const MmaProblem pr = g.view(e, size, size, size);
-      run_emulated(e, g.view(e, 256, 256, 256 / e.K * e.K), {});  // warm-up (context, module load)
       auto t0 = std::chrono::steady_clock::now();
       const MmaResult got = run_emulated(e, pr, {});
       const double te = seconds_since(t0);
@@ -253,7 +265,7 @@ int time_gemms(int size, int cpu_size) {
 }
 
 int usage() {
-  std::printf("usage: tcemu-emu-check [--host] golden PACK | random SIZE [REPS] | time SIZE [CPU_SIZE]\n");
+  std::printf("usage: tcemu-emu-check status | [--host] golden PACK | random SIZE [REPS] | time SIZE [CPU_SIZE]\n");
   return 2;
 }
 
@@ -264,6 +276,11 @@ int run(int argc, char** argv) {
     args.erase(args.begin());
   }
   if (args.empty()) return usage();
+  if (args[0] == "status" && args.size() == 1) {  // exit 0: device 0 can run the kernels; 77: it cannot
+    const CudaStatus s = cuda_status(0);
+    std::printf("cuda:0 %s\n", s.usable ? ("usable: " + s.name).c_str() : ("not usable: " + s.why_not).c_str());
+    return s.usable ? 0 : 77;
+  }
   if (!g_host) {
     const CudaStatus s = cuda_status(0);
     if (!s.usable) {
@@ -283,6 +300,8 @@ int run(int argc, char** argv) {
 }  // namespace tcemu::emu_check
 
 int main(int argc, char** argv) {
+  // One line at a time, also into a file: a check stopped at its time limit keeps what it found.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   return tcemu::emu_check::run(argc, argv);
 }

@@ -478,6 +478,8 @@ bool write_report(const std::string& path, const cudaDeviceProp& prop, const Opt
 }  // namespace
 
 int main(int argc, char** argv) {
+  // One line at a time, also into a file: a run stopped at its time limit keeps what it printed.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   Options opt;
   if (!parse_args(argc, argv, opt)) return 2;
   if (opt.list) {

@@ -3,20 +3,23 @@
 //   tcemu-gpu info                          the GPU, the CUDA versions, what it can run
 //   tcemu-gpu list [CASES.json...]          the instructions built (and which cases would run)
 //   tcemu-gpu run CASES.json... -o ACTUAL.json [--report R.md|R.json] [--only S]
-//   tcemu-gpu random -o OUT.json [--only S] [--wgmma-n SET] [--tiles N] [--seed S] [--report R.md|R.json]
+//   tcemu-gpu random -o OUT.json [--only S] [--wgmma-n SET] [--tiles N] [--seed S] [--seconds T]
+//                    [--report R.md|R.json]
 //   tcemu-gpu probe [--only S] [--wgmma-n SET] [--json FILE] [--emulator ARCH]
 //
 // `run` executes every case the GPU supports, writes the hardware's results as a golden file
 // (same case names, expected = the hardware's D, provenance source "hardware") that
 // `tcemu compare CASES.json ACTUAL.json` reads, compares them with the expected results, and
 // lists the cases it skipped and why. `random` does the same for random cases it generates
-// with tcemu's generator (N tiles per instruction, spread over the distributions). `probe`
+// with tcemu's generator (N tiles per instruction, spread over the distributions); with
+// --seconds T it starts no instruction after T seconds and lists the rest as skipped. `probe`
 // runs the directed probes of docs/sources.md, "Directed probes" and prints the measured datapath parameters
 // next to the catalog's.
 //
 // Exit status: 0 everything ran and matched; 1 some result differs from the expected one (or
 // a device error); 2 bad input; 77 no usable GPU (nothing ran; the message says why).
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -56,6 +59,7 @@ struct Args {
   std::vector<std::string> inputs;
   std::string out, report, only, json, emulator_arch;
   long tiles = 1000;
+  double seconds = 0;  // random: the time budget (0: none)
   uint64_t seed = 1;
   // --wgmma-n: which wgmma N the instruction loops of random/probe take: all (empty), a list
   // ("8,256") or all but a list ("!8,256"). N does not change a D element's datapath, and the
@@ -102,6 +106,10 @@ Args parse(int argc, char** argv) {
     else if (s == "--emulator") a.emulator_arch = value();
     else if (s == "--tiles") a.tiles = std::stol(value());
     else if (s == "--seed") a.seed = std::stoull(value());
+    else if (s == "--seconds") {
+      a.seconds = std::stod(value());
+      if (!(a.seconds > 0)) throw UsageError("--seconds needs a positive number of seconds");
+    }
     else if (s == "--wgmma-n") {
       std::string v = value();
       if (v == "all") {
@@ -318,10 +326,23 @@ int cmd_random(const Args& a) {
   tg::GoldenFile measured;
   measured.description = std::string("Random cases measured on ") + dev.name + " by tcemu-gpu random";
   std::vector<Outcome> res;
+  // --seconds: past the budget an instruction is listed as skipped instead of run.
+  const auto t0 = std::chrono::steady_clock::now();
+  auto out_of_time = [&](const std::string& label) {
+    if (a.seconds <= 0 || std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < a.seconds)
+      return false;
+    Outcome o;
+    o.file = "random";
+    o.name = o.what = label;
+    o.status = "skipped: not run, the time budget (--seconds) was spent";
+    res.push_back(o);
+    return true;
+  };
   for (const InstrInfo& in : instructions()) {
     if (!(in.arch_mask & dev.arch_bit())) continue;
     if (!a.takes(in)) continue;
     if (!tcemu::find_instruction(arch, in.ptx).entry) continue;
+    if (out_of_time(in.ptx)) continue;
     random_instruction(a, dev, in.ptx, in.m, in.n, [&](int side, tg::Dist dist, uint64_t seed) {
       tg::MmaGenRequest r;
       r.arch = arch;
@@ -337,6 +358,7 @@ int cmd_random(const Args& a) {
   for (const tcemu::InstrEntry* e : dev.arch_bit() == 2 ? tcgen05_entries() : std::vector<const tcemu::InstrEntry*>{}) {
     if (!a.only.empty() && e->ptx.find(a.only) == std::string::npos) continue;
     const std::string label = e->ptx + " " + tcgen05_types(*e);
+    if (out_of_time(label)) continue;
     if (const std::string why = tcgen05_entry_why_not(*e); !why.empty()) {
       Outcome o;
       o.file = "random";
@@ -476,7 +498,7 @@ int cmd_list(const Args& a) {
 
 const char* kUsage =
     "usage: tcemu-gpu info | list [CASES.json...] | run CASES.json... -o ACTUAL.json [--report R.md|R.json] [--only S]\n"
-    "       | random -o OUT.json [--tiles N] [--seed S] [--only S] [--wgmma-n SET] [--report R]\n"
+    "       | random -o OUT.json [--tiles N] [--seed S] [--seconds T] [--only S] [--wgmma-n SET] [--report R]\n"
     "       | probe [--only S] [--wgmma-n SET] [--json F] [--emulator ARCH]\n"
     "--wgmma-n SET: the wgmma N that random/probe take: all (default), 8,256 or !8,256 (all but those)\n"
     "exit: 0 all matched, 1 differences or device errors, 2 bad input, 77 no usable GPU (skipped)\n";
@@ -484,6 +506,8 @@ const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
+  // One line at a time, also into a file: a run stopped at its time limit keeps what it printed.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   try {
     const Args a = parse(argc, argv);
     if (a.cmd == "run") return cmd_run(a);

@@ -213,3 +213,40 @@ def test_torch_through_dlpack_only_equals_cpu():
             bf16 = e["atype"] == "bf16"
             got = tcemu.mma(gpu(a, bf16), gpu(b, bf16), gpu(c), **entry_args(e), **dkw, device="cuda")
             assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), f"{legacy} {e['ptx']}"
+
+
+def _jax_gpu():
+    """JAX's first GPU, or a skip. The environment should say XLA_PYTHON_CLIENT_PREALLOCATE=false
+    (tools/gpu/session.sh does), or JAX takes most of the GPU's memory for itself."""
+    jax = pytest.importorskip("jax")
+    try:
+        gpus = jax.devices("gpu")
+    except RuntimeError as err:
+        pytest.skip(f"needs JAX with a GPU: {err}")
+    if not gpus:
+        pytest.skip("needs JAX with a GPU")
+    return jax, gpus[0]
+
+
+@needs_gpu
+def test_jax_arrays_equal_cpu():
+    """JAX arrays on the GPU, read where they are (DLPack, or __cuda_array_interface__ where the
+    JAX version offers it), give the bits of the CPU emulator; scale_b C-contiguous (K/block x
+    N), so that tcemu makes the transposed copy with JAX itself."""
+    jax, gpu = _jax_gpu()
+    rng = np.random.default_rng(31)
+    entries = [e for e in one_entry_per_datapath() if e["scale_type"] is not None][:4]
+    entries += [tcemu._tcemu.find_instruction(**WGMMA),
+                tcemu._tcemu.find_instruction("sm_90a", "wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8")]
+    for e in entries:
+        a, b, c, kw = problem(rng, e, 70, 20, 2)
+        if max(x.itemsize for x in (a, b, c)) > 4:  # JAX without x64 narrows 64-bit integers
+            continue
+        want = tcemu.mma(a, b, c, **entry_args(e), **kw, device="cpu")
+
+        def put(x):
+            return jax.device_put(np.ascontiguousarray(x), gpu)
+
+        got = tcemu.mma(put(a), put(b), put(c), **entry_args(e), **{k: put(v) for k, v in kw.items()},
+                        device="cuda")
+        assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), e["ptx"]

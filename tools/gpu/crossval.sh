@@ -3,6 +3,7 @@
 # repository root:
 #
 #   tools/gpu/crossval.sh [--out DIR] [--commit-dir DIR] [--dry-run] [--arch sm_90a]
+#                         [--build-only DIR | --bin DIR]
 #
 # Builds tcemu-gpu and cvt_check with nvcc and g++ directly (no CMake, no packages: only the
 # CUDA toolkit, a C++20 g++ and the header-only nlohmann/json, see JSON_INCLUDE), then on the
@@ -24,11 +25,16 @@
 # ~3 min, probes ~30 s, cvt_check CVT_BUDGET = 120 s).
 #
 # --dry-run needs no GPU and no nvcc: builds tcemu-gpu's host side with g++ (the device part
-# replaced by gpu_backend_stub.cpp), then prints the plan: which committed cases would run on
+# replaced by gpu_backend_stub.cpp; with --bin, takes the tcemu-gpu there), then prints the plan: which committed cases would run on
 # ARCH (default sm_90a) and which would be skipped and why, the instructions the random step
 # covers, and the probes (run on the emulator, which must agree with its own catalog).
 #
-# Environment: NVCC, CXX, JSON_INCLUDE (folder holding nlohmann/json.hpp; default: the first of
+# --build-only DIR builds tcemu-gpu and cvt_check for the present GPU into DIR and stops;
+# --bin DIR runs the steps with the tcemu-gpu and cvt_check found in DIR (built beforehand,
+# e.g. by tools/gpu/prepare_session.sh on another machine) instead of building them.
+#
+# Environment: DEADLINE (a time in seconds since the epoch: every step's time limit is cut so
+# that the last one ends RESERVE seconds before it; tools/gpu/session.sh sets both), NVCC, CXX, JSON_INCLUDE (folder holding nlohmann/json.hpp; default: the first of
 # /usr/include, /usr/local/include, third_party/include, build-deps/include that has it),
 # RANDOM_TILES, RANDOM_TILES_WGMMA_N, CVT_BUDGET, JOBS (parallel compiles, default nproc), KEEP_RANDOM.
 # Exit status: 0 all matched; 1 a difference or a failed step; 2 bad usage or build failure;
@@ -38,13 +44,17 @@ OUT=crossval-out
 COMMIT_DIR=
 DRY=0
 ARCH=
+BUILD_ONLY=
+BIN=
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) OUT=$2; shift 2 ;;
     --commit-dir) COMMIT_DIR=$2; shift 2 ;;
     --dry-run) DRY=1; shift ;;
+    --build-only) BUILD_ONLY=$2; shift 2 ;;
+    --bin) BIN=$2; shift 2 ;;
     --arch) ARCH=$2; shift 2 ;;
-    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
     *) echo "crossval.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -59,20 +69,40 @@ JOBS=${JOBS:-$(nproc)}
 RANDOM_TILES=${RANDOM_TILES:-100000}
 RANDOM_TILES_WGMMA_N=${RANDOM_TILES_WGMMA_N:-2000}
 CVT_BUDGET=${CVT_BUDGET:-120}
-if [ -z "${JSON_INCLUDE:-}" ]; then
-  for d in /usr/include /usr/local/include third_party/include build-deps/include; do
-    [ -f "$d/nlohmann/json.hpp" ] && { JSON_INCLUDE=$d; break; }
-  done
+if [ -z "$BIN" ]; then
+  if [ -z "${JSON_INCLUDE:-}" ]; then
+    for d in /usr/include /usr/local/include third_party/include build-deps/include; do
+      [ -f "$d/nlohmann/json.hpp" ] && { JSON_INCLUDE=$d; break; }
+    done
+  fi
+  [ -n "${JSON_INCLUDE:-}" ] && [ -f "$JSON_INCLUDE/nlohmann/json.hpp" ] || {
+    echo "crossval.sh: nlohmann/json.hpp not found: set JSON_INCLUDE to a folder holding nlohmann/json.hpp" >&2
+    echo "  (it is header-only: copy /usr/include/nlohmann from a machine that has it into build-deps/include/)" >&2
+    exit 2
+  }
 fi
-[ -n "${JSON_INCLUDE:-}" ] && [ -f "$JSON_INCLUDE/nlohmann/json.hpp" ] || {
-  echo "crossval.sh: nlohmann/json.hpp not found: set JSON_INCLUDE to a folder holding nlohmann/json.hpp" >&2
-  echo "  (it is header-only: copy /usr/include/nlohmann from a machine that has it into build-deps/include/)" >&2
-  exit 2
-}
 # The committed golden sets (index.json describes them and is not one).
 SETS=$(ls golden/sets/*.json | grep -v '/index\.json$')
-BUILD=$(mktemp -d /tmp/tcemu-crossval.XXXXXX)
-INC="-Iemulator/include -Igolden/include -Itools/gpu -I$JSON_INCLUDE"
+if [ -n "$BIN" ]; then
+  BUILD=$(cd "$BIN" && pwd)
+elif [ -n "$BUILD_ONLY" ]; then
+  mkdir -p "$BUILD_ONLY"
+  BUILD=$(cd "$BUILD_ONLY" && pwd)
+else
+  BUILD=$(mktemp -d /tmp/tcemu-crossval.XXXXXX)
+fi
+INC="-Iemulator/include -Igolden/include -Itools/gpu -I${JSON_INCLUDE:-}"
+# lim SECONDS [PERCENT]: SECONDS, cut to PERCENT (default 100) of what is left before
+# DEADLINE - RESERVE (at least 5 s), so that the steps after this one keep their share.
+lim() {
+  local want=$1 left
+  if [ -n "${DEADLINE:-}" ]; then
+    left=$(( (DEADLINE - ${RESERVE:-0} - $(date +%s)) * ${2:-100} / 100 ))
+    [ "$left" -lt "$want" ] && want=$left
+    [ "$want" -lt 5 ] && want=5
+  fi
+  echo "$want"
+}
 LOG="$OUT/build.log"
 : > "$LOG"
 
@@ -88,9 +118,11 @@ build_host() {
 if [ "$DRY" = 1 ]; then
   ARCH=${ARCH:-sm_90a}
   stamp "dry run (no GPU): host build with the stub backend, then the plan for $ARCH"
-  build_host tools/gpu/gpu_backend_stub.cpp || { tail -30 "$LOG"; exit 2; }
-  "$CXX" "$BUILD"/obj/*.o -o "$BUILD/tcemu-gpu" -pthread >>"$LOG" 2>&1 || { tail -30 "$LOG"; exit 2; }
-  stamp "built $BUILD/tcemu-gpu"
+  if [ -z "$BIN" ]; then
+    build_host tools/gpu/gpu_backend_stub.cpp || { tail -30 "$LOG"; exit 2; }
+    "$CXX" "$BUILD"/obj/*.o -o "$BUILD/tcemu-gpu" -pthread >>"$LOG" 2>&1 || { tail -30 "$LOG"; exit 2; }
+    stamp "built $BUILD/tcemu-gpu"
+  fi
   "$BUILD/tcemu-gpu" info
   stamp "1. committed golden sets: what would run on $ARCH"
   "$BUILD/tcemu-gpu" list $SETS > "$OUT/plan_committed.tsv"
@@ -106,13 +138,15 @@ if [ "$DRY" = 1 ]; then
   tail -1 "$OUT/probes_emulator.txt"
   stamp "4. cvt_check: $("$BUILD/tcemu-gpu" list | awk -F'\t' '$2 ~ /^cvt\./' | grep -c "$ARCH") of $(grep -c '^  X(' tools/gpu/gen/cvt_variants.inc) cvt variants exist on $ARCH, budget $CVT_BUDGET s (needs the GPU; not run)"
   stamp "dry run done (plan in $OUT)"
-  rm -rf "$BUILD"
+  [ -n "$BIN$BUILD_ONLY" ] || rm -rf "$BUILD"
   exit $rc
 fi
 
-run_all() {
-stamp "crossval start $(date -u +%FT%TZ) in $(pwd)"
-nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | tee "$OUT/gpu.txt" || { echo "no GPU (nvidia-smi)"; return 77; }
+# Sets GPU_NAME, CC, ARCH, GEN and COMMIT_DIR from nvidia-smi; 77 when there is no usable GPU.
+detect_gpu() {
+nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader > "$OUT/gpu.txt" 2>&1 && [ -s "$OUT/gpu.txt" ] ||
+  { cat "$OUT/gpu.txt" 2>/dev/null; echo "no GPU (nvidia-smi)"; return 77; }
+cat "$OUT/gpu.txt"
 GPU_NAME=$(head -1 "$OUT/gpu.txt" | cut -d, -f1 | sed 's/^ *//;s/ *$//')
 CC=$(head -1 "$OUT/gpu.txt" | cut -d, -f3 | tr -d ' ')
 case "$CC" in
@@ -124,9 +158,10 @@ esac
 SLUG=$(echo "$GPU_NAME" | tr 'A-Z' 'a-z' | sed 's/nvidia //; s/[^a-z0-9]\+/-/g; s/^-//; s/-$//')
 case "$SLUG" in *h200*) SLUG=h200 ;; *h100*) SLUG=h100 ;; *b200*) SLUG=b200 ;; esac
 COMMIT_DIR=${COMMIT_DIR:-golden/hw/$SLUG}
-"$NVCC" --version | tail -2
-stamp "GPU $GPU_NAME ($ARCH); output $OUT; measured sets to $COMMIT_DIR"
+}
 
+# Builds tcemu-gpu and cvt_check for ARCH into BUILD (CVT_BUILD=0 when cvt_check built).
+build_gpu() {
 stamp "build: host sources (g++ -j$JOBS), mma_device.cu, tcgen05_device.cu, cvt_device.cu and cvt_check.cu (nvcc, $ARCH) in parallel"
 # The wgmma kernels (tools/gpu/gen/wgmma_part*.cu, sm_90a only) compile in parallel; other
 # GPUs build mma_device.cu without them (TCEMU_GPU_NO_WGMMA). tcgen05_device.cu: the
@@ -167,37 +202,65 @@ wait "$CVT_PID" && "$NVCC" -gencode=arch=$GEN,code=$ARCH "$BUILD/cvt_check.o" \
   $(ls "$BUILD"/obj/emulator_src_*.o) -o "$BUILD/cvt_check" >>"$LOG" 2>&1 && CVT_BUILD=0
 [ "$CVT_BUILD" = 0 ] || cat "$BUILD/cvt_check.log"
 stamp "build done (cvt_check rc=$CVT_BUILD)"
+}
+
+if [ -n "$BUILD_ONLY" ]; then
+  detect_gpu || exit $?
+  build_gpu 2>&1 | tee "$OUT/build_only.log"
+  [ -x "$BUILD/tcemu-gpu" ] || exit 2
+  exit 0
+fi
+
+run_all() {
+stamp "crossval start $(date -u +%FT%TZ) in $(pwd)"
+detect_gpu || return $?
+if [ -n "$BIN" ]; then
+  stamp "GPU $GPU_NAME ($ARCH); prebuilt tcemu-gpu and cvt_check in $BIN; output $OUT; measured sets to $COMMIT_DIR"
+  CVT_BUILD=1
+  [ -x "$BUILD/cvt_check" ] && CVT_BUILD=0
+else
+  "$NVCC" --version | tail -2
+  stamp "GPU $GPU_NAME ($ARCH); output $OUT; measured sets to $COMMIT_DIR"
+  build_gpu || return $?
+fi
 "$BUILD/tcemu-gpu" info
 FAIL=0
 
 stamp "1. committed golden sets"
-timeout 240 "$BUILD/tcemu-gpu" run $SETS -o "$OUT/committed_measured.json" \
+timeout "$(lim 240 15)" "$BUILD/tcemu-gpu" run $SETS -o "$OUT/committed_measured.json" \
   --report "$OUT/committed.md" > "$OUT/committed.txt" 2>&1
 rc=$?; tail -1 "$OUT/committed.txt"; [ $rc = 0 ] || FAIL=1
-"$BUILD/tcemu-gpu" run $SETS --report "$OUT/committed.json" > /dev/null 2>&1
+timeout "$(lim 120 10)" "$BUILD/tcemu-gpu" run $SETS --report "$OUT/committed.json" > /dev/null 2>&1
 
 stamp "2. random: $RANDOM_TILES tiles per instruction (wgmma: N = 8 and 256)"
 RANDOM_OUT=()
 [ "${KEEP_RANDOM:-0}" = 1 ] && RANDOM_OUT=(-o "$OUT/random_measured.json")
-timeout 300 "$BUILD/tcemu-gpu" random --tiles "$RANDOM_TILES" --wgmma-n 8,256 "${RANDOM_OUT[@]}" --report "$OUT/random.json" \
+L=$(lim 300 40)
+timeout "$L" "$BUILD/tcemu-gpu" random --tiles "$RANDOM_TILES" --seconds $(( L * 4 / 5 )) --wgmma-n 8,256 "${RANDOM_OUT[@]}" --report "$OUT/random.json" \
   > "$OUT/random.txt" 2>&1
 rc=$?; grep -v "^  ok" "$OUT/random.txt" | tail -20; [ $rc = 0 ] || FAIL=1
 if [ "$ARCH" = sm_90a ]; then
   # The other 30 wgmma N of every type: the same datapath per D element, fewer tiles each.
   stamp "2b. random: $RANDOM_TILES_WGMMA_N tiles per wgmma instruction of the other N"
-  timeout 150 "$BUILD/tcemu-gpu" random --tiles "$RANDOM_TILES_WGMMA_N" --only wgmma --wgmma-n '!8,256' \
+  L=$(lim 150 35)
+  timeout "$L" "$BUILD/tcemu-gpu" random --tiles "$RANDOM_TILES_WGMMA_N" --seconds $(( L * 4 / 5 )) --only wgmma --wgmma-n '!8,256' \
     --report "$OUT/random_wgmma_n.json" > "$OUT/random_wgmma_n.txt" 2>&1
   rc=$?; grep -v "^  ok" "$OUT/random_wgmma_n.txt" | tail -20; [ $rc = 0 ] || FAIL=1
 fi
 
 stamp "3. probes (wgmma: N = 8 and 256)"
-timeout 180 "$BUILD/tcemu-gpu" probe --wgmma-n 8,256 --json "$OUT/probes.json" > "$OUT/probes.txt" 2>&1
+timeout "$(lim 180 40)" "$BUILD/tcemu-gpu" probe --wgmma-n 8,256 --json "$OUT/probes.json" > "$OUT/probes.txt" 2>&1
 rc=$?; grep -B3 DIFFERS "$OUT/probes.txt" | head -40; tail -1 "$OUT/probes.txt"
 
 stamp "4. cvt variants (budget $CVT_BUDGET s)"
 if [ "$CVT_BUILD" = 0 ]; then
   mkdir -p "$OUT/cvt"
-  timeout $(( CVT_BUDGET + 120 )) "$BUILD/cvt_check" --out "$OUT/cvt" --budget "$CVT_BUDGET" | tail -5
+  # The sweeps' budget, cut to fit the time left (cvt_check's exhaustive part and start-up
+  # take about 60 s beyond it).
+  CVT_LIMIT=$(lim $(( CVT_BUDGET + 120 )))
+  [ $(( CVT_LIMIT - 60 )) -lt "$CVT_BUDGET" ] && CVT_BUDGET=$(( CVT_LIMIT > 80 ? CVT_LIMIT - 60 : 20 ))
+  stamp "cvt_check: sweep budget $CVT_BUDGET s, limit $CVT_LIMIT s"
+  timeout "$CVT_LIMIT" "$BUILD/cvt_check" --out "$OUT/cvt" --budget "$CVT_BUDGET" | tail -5
   grep -c " ok " "$OUT/cvt/cvt_report.txt" 2>/dev/null
   grep -q "MISMATCH\|emulator-error\|cuda-error" "$OUT/cvt/cvt_report.txt" && FAIL=1
 else
@@ -239,5 +302,5 @@ return $FAIL
 
 run_all 2>&1 | tee "$OUT/crossval.log"
 rc=${PIPESTATUS[0]}
-rm -rf "$BUILD"
+[ -n "$BIN$BUILD_ONLY" ] || rm -rf "$BUILD"
 exit "$rc"

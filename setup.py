@@ -1,7 +1,8 @@
 """Builds the extension module tcemu._tcemu with the project's CMake build (target
 tcemu_python) for `pip install .`; the pure-Python files come from python/tcemu.
 The emulator on a CUDA GPU (device="cuda", docs/gpu-emulation.md) is left out unless the
-environment says TCEMU_ENABLE_CUDA=AUTO or ON (the CMake option of that name)."""
+environment says TCEMU_ENABLE_CUDA=AUTO or ON (the CMake option of that name). Tests, tools
+and benchmarks are off, so the build needs neither Boost nor CLI11."""
 
 import os
 import shutil
@@ -19,7 +20,7 @@ class CMakeBuild(build_ext):
         build = os.path.join(os.path.abspath(self.build_temp), "cmake")
         os.makedirs(build, exist_ok=True)
         subprocess.check_call(["cmake", "-S", ROOT, "-B", build, "-DCMAKE_BUILD_TYPE=Release",
-                               "-DTCEMU_BUILD_TESTS=OFF", "-DTCEMU_BUILD_BENCH=OFF",
+                               "-DTCEMU_BUILD_TESTS=OFF", "-DTCEMU_BUILD_BENCH=OFF", "-DTCEMU_BUILD_TOOLS=OFF",
                                "-DTCEMU_ENABLE_CUDA=" + os.environ.get("TCEMU_ENABLE_CUDA", "OFF"),
                                f"-DPython3_EXECUTABLE={sys.executable}"])
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))

@@ -36,7 +36,7 @@
 # Environment: DEADLINE (a time in seconds since the epoch: every step's time limit is cut so
 # that the last one ends RESERVE seconds before it; tools/gpu/session.sh sets both), NVCC, CXX, JSON_INCLUDE (folder holding nlohmann/json.hpp; default: the first of
 # /usr/include, /usr/local/include, third_party/include, build-deps/include that has it),
-# RANDOM_TILES, RANDOM_TILES_WGMMA_N, CVT_BUDGET, JOBS (parallel compiles, default nproc), KEEP_RANDOM.
+# RANDOM_TILES, RANDOM_TILES_WGMMA_N, RANDOM_SEED (default 1), CVT_BUDGET, JOBS (parallel compiles, default nproc), KEEP_RANDOM.
 # Exit status: 0 all matched; 1 a difference or a failed step; 2 bad usage or build failure;
 # 77 no usable GPU.
 set -u
@@ -68,6 +68,7 @@ NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 JOBS=${JOBS:-$(nproc)}
 RANDOM_TILES=${RANDOM_TILES:-100000}
 RANDOM_TILES_WGMMA_N=${RANDOM_TILES_WGMMA_N:-2000}
+RANDOM_SEED=${RANDOM_SEED:-1}
 CVT_BUDGET=${CVT_BUDGET:-120}
 if [ -z "$BIN" ]; then
   if [ -z "${JSON_INCLUDE:-}" ]; then
@@ -147,6 +148,7 @@ detect_gpu() {
 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader > "$OUT/gpu.txt" 2>&1 && [ -s "$OUT/gpu.txt" ] ||
   { cat "$OUT/gpu.txt" 2>/dev/null; echo "no GPU (nvidia-smi)"; return 77; }
 cat "$OUT/gpu.txt"
+nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,clocks.mem,power.limit --format=csv > "$OUT/clocks.txt" 2>&1
 GPU_NAME=$(head -1 "$OUT/gpu.txt" | cut -d, -f1 | sed 's/^ *//;s/ *$//')
 CC=$(head -1 "$OUT/gpu.txt" | cut -d, -f3 | tr -d ' ')
 case "$CC" in
@@ -236,14 +238,14 @@ stamp "2. random: $RANDOM_TILES tiles per instruction (wgmma: N = 8 and 256)"
 RANDOM_OUT=()
 [ "${KEEP_RANDOM:-0}" = 1 ] && RANDOM_OUT=(-o "$OUT/random_measured.json")
 L=$(lim 300 40)
-timeout "$L" "$BUILD/tcemu-gpu" random --tiles "$RANDOM_TILES" --seconds $(( L * 4 / 5 )) --wgmma-n 8,256 "${RANDOM_OUT[@]}" --report "$OUT/random.json" \
+timeout "$L" "$BUILD/tcemu-gpu" random --tiles "$RANDOM_TILES" --seed "$RANDOM_SEED" --seconds $(( L * 4 / 5 )) --wgmma-n 8,256 "${RANDOM_OUT[@]}" --report "$OUT/random.json" \
   > "$OUT/random.txt" 2>&1
 rc=$?; grep -v "^  ok" "$OUT/random.txt" | tail -20; [ $rc = 0 ] || FAIL=1
 if [ "$ARCH" = sm_90a ]; then
   # The other 30 wgmma N of every type: the same datapath per D element, fewer tiles each.
   stamp "2b. random: $RANDOM_TILES_WGMMA_N tiles per wgmma instruction of the other N"
   L=$(lim 150 35)
-  timeout "$L" "$BUILD/tcemu-gpu" random --tiles "$RANDOM_TILES_WGMMA_N" --seconds $(( L * 4 / 5 )) --only wgmma --wgmma-n '!8,256' \
+  timeout "$L" "$BUILD/tcemu-gpu" random --tiles "$RANDOM_TILES_WGMMA_N" --seed "$RANDOM_SEED" --seconds $(( L * 4 / 5 )) --only wgmma --wgmma-n '!8,256' \
     --report "$OUT/random_wgmma_n.json" > "$OUT/random_wgmma_n.txt" 2>&1
   rc=$?; grep -v "^  ok" "$OUT/random_wgmma_n.txt" | tail -20; [ $rc = 0 ] || FAIL=1
 fi
@@ -272,13 +274,15 @@ stamp "report"
 {
   echo "# Cross-validation on $GPU_NAME ($ARCH)"
   echo
-  echo "$(cat "$OUT/gpu.txt"); $("$NVCC" --version | tail -1); $(date -u +%FT%TZ); tools/gpu/crossval.sh"
+  echo "$(cat "$OUT/gpu.txt"); $("$NVCC" --version 2>/dev/null | tail -1); $(date -u +%FT%TZ); tools/gpu/crossval.sh"
+  echo; echo "Clocks at the start: $(tail -1 "$OUT/clocks.txt" 2>/dev/null)"
   echo
   echo "## 1. Committed golden sets"; echo; sed 1,2d "$OUT/committed.md"; echo
-  echo "## 2. Random cases ($RANDOM_TILES tiles per instruction)"; echo; echo '```'; tail -1 "$OUT/random.txt"
+  echo "## 2. Random cases ($RANDOM_TILES tiles per instruction, seed $RANDOM_SEED)"; echo
+  echo "\`tcemu-gpu random --tiles $RANDOM_TILES --seed $RANDOM_SEED --wgmma-n 8,256\` (tcemu-gpu of the same commit) makes the same cases again."; echo; echo '```'; tail -1 "$OUT/random.txt"
   grep -v "^  ok" "$OUT/random.txt" | grep "DIFF\|ERROR" | head -100; echo '```'; echo
   if [ -f "$OUT/random_wgmma_n.txt" ]; then
-    echo "### wgmma, the other N ($RANDOM_TILES_WGMMA_N tiles each)"; echo; echo '```'; tail -1 "$OUT/random_wgmma_n.txt"
+    echo "### wgmma, the other N ($RANDOM_TILES_WGMMA_N tiles each, seed $RANDOM_SEED)"; echo; echo '```'; tail -1 "$OUT/random_wgmma_n.txt"
     grep -v "^  ok" "$OUT/random_wgmma_n.txt" | grep "DIFF\|ERROR" | head -100; echo '```'; echo
   fi
   echo "## 3. Probes (measured vs catalog)"; echo; echo '```'; cat "$OUT/probes.txt"; echo '```'; echo

@@ -93,6 +93,10 @@ say "session: $(date -u +%FT%TZ), pack: $(head -1 "$W/manifest.txt"), $JOBS CPUs
 } > "$R/provenance.txt" 2>&1
 grep -A1 '^name, driver' "$R/provenance.txt" | tail -1 | sed 's/^/gpu: /' | tee -a "$SUMMARY"
 
+# The GPU's architecture for what is built here (the CUDA emulator's kernels): 90 for sm_90.
+EMU_ARCH=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
+case "$EMU_ARCH" in [0-9][0-9]|[0-9][0-9][0-9]) ;; *) EMU_ARCH=90 ;; esac
+
 # The pack's programs, or programs built here when those cannot run on this machine: a
 # program that starts exits 0, or 77 where there is no usable GPU; one the dynamic loader
 # refuses exits 127 with "error while loading shared libraries" or a missing GLIBC version.
@@ -116,7 +120,7 @@ if ! runs; then
     step build-crossval 240 60 tools/gpu/crossval.sh --build-only "$W/built" --out "$R/build-crossval"
     step build-emu 240 60 sh -c "cmake -S . -B $W/b -DCMAKE_BUILD_TYPE=Release -DTCEMU_BUILD_TESTS=OFF \
       -DTCEMU_BUILD_TOOLS=OFF -DTCEMU_BUILD_BENCH=OFF -DTCEMU_BUILD_PYTHON=OFF -DTCEMU_ENABLE_CUDA=ON \
-      -DTCEMU_CUDA_EMU_ARCHS=90 -DTCEMU_WERROR=OFF && cmake --build $W/b -j $JOBS --target tcemu_emu_check &&
+      -DTCEMU_CUDA_EMU_ARCHS=$EMU_ARCH -DTCEMU_WERROR=OFF && cmake --build $W/b -j $JOBS --target tcemu_emu_check &&
       cp $W/b/tools/emu_check/tcemu-emu-check $W/built/"
     # What was built replaces the pack's program; the others (tests, tcemu, bench_scale) stay.
     for f in tcemu-gpu cvt_check tcemu-emu-check; do
@@ -160,7 +164,7 @@ py_build() {
   # pybind11's CMake package: the Python package's, else one CMake finds by itself.
   d=$("$PY" -m pybind11 --cmakedir 2>/dev/null) && pyb=("-Dpybind11_DIR=$d")
   cmake -S . -B "$PYB" -DCMAKE_BUILD_TYPE=Release -DTCEMU_BUILD_TESTS=OFF -DTCEMU_BUILD_TOOLS=OFF \
-    -DTCEMU_BUILD_BENCH=OFF -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_EMU_ARCHS=90 -DTCEMU_WERROR=OFF \
+    -DTCEMU_BUILD_BENCH=OFF -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_EMU_ARCHS=$EMU_ARCH -DTCEMU_WERROR=OFF \
     "-DPython3_EXECUTABLE=$PY" "${pyb[@]}" "-Dnlohmann_json_DIR=$W/json/share/cmake/nlohmann_json" &&
     cmake --build "$PYB" -j "$JOBS" --target tcemu_python
 }
@@ -168,7 +172,7 @@ PY_PID=
 case "$SKIP" in
   *" python "*) ;;
   *) if [ "$DRY" = 0 ] || [ "${DRY_PYTHON:-0}" = 1 ]; then
-       ( timeout "$(limit 300 60)" bash -c "$(declare -f py_build); PY=$PY PYB=$PYB W=$W JOBS=$JOBS py_build" \
+       ( timeout "$(limit 300 60)" bash -c "$(declare -f py_build); PY=$PY PYB=$PYB W=$W JOBS=$JOBS EMU_ARCH=$EMU_ARCH py_build" \
            > "$R/python-build.txt" 2>&1; echo $? > "$R/python-build.rc" ) &
        PY_PID=$!
      fi ;;

@@ -165,50 +165,52 @@ TCEMU_DP_STEP uint64_t fdpa_step(const StepParams& p, const Operand* a, const Op
 // One step of n <= L terms in groups of p.group; sa[g], sb[g] scale group g. Exact group sums
 // in the unit of the step's smallest product weight, then each group scaled, aligned to
 // 2^q and truncated as a T-FDPA term. Preconditions: validate()'s GST range checks.
+// Two passes over the terms and no per-group arrays (a GPU thread would keep them in local
+// memory): the first finds the specials, the unit and each group's exponent (a group's
+// exponent needs only whether it has a nonzero product, not its sum), the second sums each
+// group and adds it at once.
 TCEMU_DP_STEP uint64_t gst_step(const StepParams& p, const Operand* a, const Operand* b, int n, uint64_t c,
                                 const Operand* sa, const Operand* sb) {
   const Operand oc = decode_acc(output_layout(p.rounding), c);
   const int G = p.group;
   const int ngroups = (n + G - 1) / G;
-  // One pass: specials, and the smallest product weight of the step.
+  // Pass 1: specials, the smallest product weight of the step, and the largest group exponent.
   unsigned sp = oc.special;
-  for (int g = 0; g < ngroups; ++g) sp |= sa[g].special | sb[g].special;
   int unit = kNoUnit;
-  for (int i = 0; i < n; ++i) {
-    sp |= a[i].special | b[i].special;
-    const int l = ((a[i].sig != 0) & (b[i].sig != 0)) ? a[i].low + b[i].low : kNoUnit;
-    unit = imin(unit, l);
-  }
-  if (sp) return special_result(p.rounding, a, b, n, oc, sa, sb, G);
-  int64_t gsum[64];
-  int gexp[64];
   const int full_groups = p.L / G;
   int emax = ngroups < full_groups ? p.e_zero : kNoExponent;  // padded groups are all zero
+  for (int g = 0; g < ngroups; ++g) {
+    const int lo = g * G, hi = imin(n, lo + G);
+    sp |= sa[g].special | sb[g].special;
+    bool any = false;  // a nonzero product in the group
+    for (int i = lo; i < hi; ++i) {
+      sp |= a[i].special | b[i].special;
+      const bool nonzero = (a[i].sig != 0) & (b[i].sig != 0);
+      any |= nonzero;
+      unit = imin(unit, nonzero ? a[i].low + b[i].low : kNoUnit);
+    }
+    // A group that cancels to 0 keeps its exponent; only all-zero products or a zero scale
+    // product take e_zero [MS].
+    const bool scale_zero = sa[g].sig == 0 || sb[g].sig == 0;
+    emax = imax(emax, (!any || scale_zero) ? p.e_zero : sa[g].E + sb[g].E);
+  }
+  if (sp) return special_result(p.rounding, a, b, n, oc, sa, sb, G);
   if (unit == kNoUnit) unit = 0;
+  emax = imax(emax, oc.sig ? static_cast<int>(oc.E) : p.e_zero);
+  const int q = emax - p.F;
+  // Pass 2: each group's exact sum, scaled, aligned to 2^q and truncated.
+  int64_t S = 0;
   for (int g = 0; g < ngroups; ++g) {
     const int lo = g * G, hi = imin(n, lo + G);
     int64_t s = 0;
-    uint64_t any = 0;
     for (int i = lo; i < hi; ++i) {
       const uint64_t mag = uint64_t{a[i].sig} * b[i].sig;  // 0 for a zero product
-      any |= mag;
       const int sh = iclamp(a[i].low + b[i].low - unit, 0, 63);
       s += apply_sign(mag << sh, a[i].neg ^ b[i].neg);
     }
-    const bool scale_zero = sa[g].sig == 0 || sb[g].sig == 0;
-    gsum[g] = s;
-    // A group that cancels to 0 keeps its exponent; only all-zero products or a zero scale
-    // product take e_zero [MS].
-    gexp[g] = (any == 0 || scale_zero) ? p.e_zero : sa[g].E + sb[g].E;
-    emax = imax(emax, gexp[g]);
-  }
-  emax = imax(emax, oc.sig ? static_cast<int>(oc.E) : p.e_zero);
-  const int q = emax - p.F;
-  int64_t S = 0;
-  for (int g = 0; g < ngroups; ++g) {
-    if (gsum[g] == 0) continue;
-    const unsigned neg = (gsum[g] < 0) ^ (sa[g].neg != sb[g].neg);
-    const uint64_t mag = magnitude(gsum[g]) * (uint64_t{sa[g].sig} * sb[g].sig);
+    if (s == 0) continue;
+    const unsigned neg = (s < 0) ^ (sa[g].neg != sb[g].neg);
+    const uint64_t mag = magnitude(s) * (uint64_t{sa[g].sig} * sb[g].sig);
     S += apply_sign(shift_trunc(mag, unit + sa[g].low + sb[g].low - q), neg);
   }
   S += apply_sign(shift_trunc(oc.sig, oc.low - q), oc.neg);

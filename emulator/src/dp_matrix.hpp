@@ -94,6 +94,13 @@ struct TileArgs {
   bool smem_scales = false;  // ST-FDPA: the per-term scales go through shared memory too
 };
 
+// The first D element of tiled-kernel block b, blocks numbered row of tiles by row of tiles
+// (tiles_n tiles in a row of D).
+TCEMU_DP_HD void tile_origin(int64_t b, int64_t tiles_n, int64_t& m0, int64_t& n0) {
+  m0 = (b / tiles_n) * kTileM;
+  n0 = (b % tiles_n) * kTileN;
+}
+
 // Operands of shared memory one block needs.
 TCEMU_DP_HD int64_t tile_smem_operands(const TileArgs& t) {
   return int64_t{t.smem_scales ? 2 : 1} * (kTileM + kTileN) * t.stride;

@@ -111,33 +111,30 @@ TCEMU_DP_HD int64_t tile_smem_operands(const TileArgs& t) {
 TCEMU_DP_HD int64_t tile_row(const TileArgs& t, int which, int r) { return (int64_t{which} * (kTileM + kTileN) + r) * t.stride; }
 
 // Thread tid's share of loading chunk [k0, k0 + cl) of block (m0, n0) into shared memory
-// (rows beyond M or N are zero operands): elements i = tid, tid + nthreads, ... of the chunk,
-// i = (which * rows + r) * cl + j. The row and column of i are stepped along, not divided
-// out for each element (a division by the run-time cl costs a GPU thread some twenty
-// instructions).
+// (rows beyond M or N are zero operands). The threads work in groups of kLoadLanes (a warp on
+// the GPU), a group one row at a time: the row's 64-bit index arithmetic once per group and
+// row, consecutive threads on consecutive operands. nthreads: a multiple of kLoadLanes.
+constexpr int kLoadLanes = 32;
 TCEMU_DP_HD void tile_load(const TileArgs& t, Operand* smem, int64_t m0, int64_t n0, int64_t k0, int cl, int tid,
                            int nthreads) {
   constexpr int rows = kTileM + kTileN;
-  const int total = (t.smem_scales ? 2 : 1) * rows * cl;
-  const int64_t K = t.ch.K;
-  const int dq = nthreads / cl, dj = nthreads % cl;
-  int q = tid / cl, j = tid % cl;  // q = which * rows + r
-  for (int i = tid; i < total; i += nthreads) {
+  const int nrows = (t.smem_scales ? 2 : 1) * rows;
+  const int group = tid / kLoadLanes, lane = tid % kLoadLanes, ngroups = nthreads / kLoadLanes;
+  for (int q = group; q < nrows; q += ngroups) {
     const int which = q / rows, r = q % rows;
-    Operand o;
+    const Operand* src = nullptr;  // the row's operand k0; null beyond M or N
     if (r < kTileM) {
       const int64_t m = m0 + r;
-      if (m < t.M) o = which ? t.SA[m * t.sper + k0 + j] : t.A[m * K + k0 + j];
+      if (m < t.M) src = which ? t.SA + m * t.sper + k0 : t.A + m * t.ch.K + k0;
     } else {
       const int64_t n = n0 + (r - kTileM);
-      if (n < t.N) o = which ? t.SB[n * t.sper + k0 + j] : t.Bt[n * K + k0 + j];
+      if (n < t.N) src = which ? t.SB + n * t.sper + k0 : t.Bt + n * t.ch.K + k0;
     }
-    smem[tile_row(t, which, r) + j] = o;
-    q += dq;
-    j += dj;
-    if (j >= cl) {
-      j -= cl;
-      ++q;
+    Operand* dst = smem + tile_row(t, which, r);
+    if (src) {
+      for (int j = lane; j < cl; j += kLoadLanes) dst[j] = src[j];
+    } else {
+      for (int j = lane; j < cl; j += kLoadLanes) dst[j] = Operand{};
     }
   }
 }

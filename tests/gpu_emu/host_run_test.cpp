@@ -4,7 +4,7 @@
 //  - the expected D of every committed golden MMA case (golden/sets), bit for bit;
 //  - tcemu::mma(), whose default path is the independent fast path (generic loop where it
 //    declines), on random problems of every catalog family with every option set, odd M and N
-//    (partial tiles), K over several shared-memory chunks;
+//    (partial tiles), K over several shared-memory chunks and a partial last chunk;
 // and the operand decoder of dp_steps.hpp against format.hpp's decode on every code.
 #include <gtest/gtest.h>
 
@@ -89,8 +89,10 @@ TEST(GpuEmuHost, EveryFamilyAndOptionAgreesWithMma) {
   test::Rng r(0x6E0);
   size_t runs = 0;
   for (const InstrEntry* e : test::family_entries()) {
-    // K over at least three shared-memory chunks; M, N odd and across a tile edge.
-    const int instrs = std::max(2, (3 * cuda_detail::kChunkTarget + e->K - 1) / e->K);
+    // K over at least three shared-memory chunks and, where a chunk holds several steps, a
+    // partial last chunk (48 terms for K = 8 or 16, 32 for K = 32); M, N odd and across a
+    // tile edge.
+    const int instrs = std::max(2, (3 * cuda_detail::kChunkTarget + e->K - 1) / e->K) + std::max(1, 48 / e->K);
     for (const auto& [what, opt] : test::option_sets(*e)) {
       const test::Dist d = test::kDists[r() % std::size(test::kDists)];
       const test::OwnedProblem pb = test::random_problem(*e, 17, 19, instrs, d, r);

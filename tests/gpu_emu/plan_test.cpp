@@ -7,6 +7,7 @@
 #include <climits>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "../../emulator/cuda/cuda_plan.hpp"
 #include "emu_cases.hpp"
@@ -99,6 +100,56 @@ TEST(GpuEmuPlan, ChunksOfEveryFamilyFitSharedMemory) {
       EXPECT_LE(pl.smem_bytes, size_t{163} << 10) << e->ptx;
     }
   }
+}
+
+// tile_load by every thread of a block: each element of the chunk's rows of A, B (and the
+// scales) lands once, rows beyond M or N are zero operands, for every chunk length (those
+// that are not a multiple of the 32 lanes of a load group included) and a thread count other
+// than 256.
+TEST(GpuEmuPlan, TileLoadPlacesEveryElementOnce) {
+  const int64_t M = 20, N = 9, K = 200, sper = 200;
+  auto tagged = [](int64_t rows, int64_t cols, uint32_t tag) {
+    std::vector<Operand> v(static_cast<size_t>(rows * cols));
+    for (size_t i = 0; i < v.size(); ++i) v[i].sig = tag + static_cast<uint32_t>(i) + 1;
+    return v;
+  };
+  const std::vector<Operand> A = tagged(M, K, 0), Bt = tagged(N, K, 100000), SA = tagged(M, sper, 200000),
+                             SB = tagged(N, sper, 300000);
+  const int64_t m0 = 16, n0 = 0, k0 = 64;  // A rows 20 .. 31 and B rows 9 .. 15 lie beyond D
+  for (bool scales : {false, true})
+    for (int nthreads : {256, 96})
+      for (int cl = 1; cl <= 136; ++cl) {
+        dp::TileArgs t;
+        t.ch.K = K;
+        t.A = A.data();
+        t.Bt = Bt.data();
+        t.SA = SA.data();
+        t.SB = SB.data();
+        t.M = M;
+        t.N = N;
+        t.sper = sper;
+        t.chunk = 136;
+        t.stride = 137;
+        t.smem_scales = scales;
+        Operand sentinel;
+        sentinel.special = 7;
+        std::vector<Operand> smem(static_cast<size_t>(dp::tile_smem_operands(t)), sentinel);
+        for (int tid = 0; tid < nthreads; ++tid) dp::tile_load(t, smem.data(), m0, n0, k0, cl, tid, nthreads);
+        size_t bad = 0;
+        for (int which = 0; which < (scales ? 2 : 1); ++which)
+          for (int r = 0; r < dp::kTileM + dp::kTileN; ++r)
+            for (int j = 0; j < t.stride; ++j) {
+              const Operand& got = smem[static_cast<size_t>(dp::tile_row(t, which, r) + j)];
+              uint32_t want_sig = 0;
+              const bool loaded = j < cl;
+              if (loaded && r < dp::kTileM && m0 + r < M)
+                want_sig = (which ? SA : A)[static_cast<size_t>((m0 + r) * K + k0 + j)].sig;
+              if (loaded && r >= dp::kTileM && n0 + r - dp::kTileM < N)
+                want_sig = (which ? SB : Bt)[static_cast<size_t>((n0 + r - dp::kTileM) * K + k0 + j)].sig;
+              bad += loaded ? (got.special != 0 || got.sig != want_sig) : got.special != 7;
+            }
+        EXPECT_EQ(bad, 0u) << "cl " << cl << " threads " << nthreads << (scales ? " with scales" : "");
+      }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <numeric>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -45,6 +46,9 @@ inline Plan make_plan(const DatapathParams& p, const detail::ProblemShape& s, in
   pl.chain = dp::chain_params(p, s.K, instr_k, opt);
   pl.korder = dp::korder_table(p, instr_k);
   pl.dec = dp::decode_params(p, s.M, s.N, s.K, s.atype, s.btype, s.scale_type, s.scale_block, instr_k, opt, nullptr);
+  // ST-FDPA's steps start at multiples of L and its scale blocks at multiples of the block, so
+  // each run of gcd(L, block) terms from a step's start shares one scale pair.
+  if (p.kind == DatapathKind::st_fdpa) pl.chain.srun = std::gcd(pl.chain.L, s.scale_block);
   pl.M = s.M;
   pl.N = s.N;
   pl.K = s.K;

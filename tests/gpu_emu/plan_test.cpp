@@ -83,7 +83,7 @@ TEST(GpuEmuPlan, GridStrideBlocksStayWithinLimits) {
 }
 
 // Every family at K = 8192 (and at its instruction's K): whole steps per chunk, an odd row
-// stride, and shared memory within what every sm_80+ GPU grants a block with the opt-in
+// stride, ST-FDPA's scale runs, and shared memory within what every sm_80+ GPU grants a block with the opt-in
 // (163 KiB on sm_80; above 48 KiB the kernel asks for it with cudaFuncSetAttribute).
 TEST(GpuEmuPlan, ChunksOfEveryFamilyFitSharedMemory) {
   for (const InstrEntry* e : test::family_entries()) {
@@ -95,6 +95,13 @@ TEST(GpuEmuPlan, ChunksOfEveryFamilyFitSharedMemory) {
       EXPECT_EQ(pl.stride % 2, 1) << e->ptx;
       EXPECT_GE(pl.stride, pl.chunk) << e->ptx;
       EXPECT_EQ(pl.smem_scales, e->params.kind == DatapathKind::st_fdpa) << e->ptx;
+      // ST-FDPA's scale runs: whole scale blocks within whole steps (gcd(L, block)).
+      if (e->params.kind == DatapathKind::st_fdpa) {
+        EXPECT_EQ(pl.chain.L % pl.chain.srun, 0) << e->ptx;
+        EXPECT_EQ(e->scale_block % pl.chain.srun, 0) << e->ptx;
+      } else {
+        EXPECT_EQ(pl.chain.srun, 1) << e->ptx;
+      }
       const dp::TileArgs t = cuda_detail::tile_args(pl, nullptr, nullptr, nullptr, nullptr, {}, nullptr);
       EXPECT_EQ(pl.smem_bytes, static_cast<size_t>(dp::tile_smem_operands(t)) * sizeof(Operand)) << e->ptx;
       EXPECT_LE(pl.smem_bytes, size_t{163} << 10) << e->ptx;

@@ -3,6 +3,8 @@
 // the CPU's generic loop call. Only integer arithmetic, so every sm_80+ GPU runs it.
 #include <cuda_runtime.h>
 
+#include <map>
+#include <mutex>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -28,8 +30,8 @@ __global__ void __launch_bounds__(dp::kTileThreads) tile_kernel(dp::TileArgs t, 
   extern __shared__ __align__(16) unsigned char smem_raw[];
   Operand* smem = reinterpret_cast<Operand*>(smem_raw);
   const int tid = static_cast<int>(threadIdx.x), ty = tid / dp::kTileN, tx = tid % dp::kTileN;
-  const int64_t b = blockIdx.x;
-  const int64_t m0 = (b / tiles_n) * dp::kTileM, n0 = (b % tiles_n) * dp::kTileN;
+  int64_t m0 = 0, n0 = 0;
+  dp::tile_origin(blockIdx.x, tiles_n, m0, n0);
   dp::ChainState s = dp::tile_begin(t, m0 + ty, n0 + tx);
   for (int64_t k0 = 0; k0 < t.ch.K; k0 += t.chunk) {
     const int cl = static_cast<int>(t.ch.K - k0 < t.chunk ? t.ch.K - k0 : t.chunk);
@@ -93,15 +95,10 @@ std::string to_device(const HostOrDevice& h, DeviceBuffer& buf, dp::Codes& out) 
   return "";
 }
 
-unsigned blocks_for(int64_t count) {
-  const int64_t b = (count + 255) / 256;
-  return static_cast<unsigned>(b < 65536 ? (b > 0 ? b : 1) : 65536);
-}
-
 std::string decode(const dp::DecodeParams& d, dp::Codes in, DeviceBuffer& out, int64_t count, int which) {
   if (count == 0) return "";
   TCEMU_CUDA_TRY("cudaMalloc (decoded operands)", out.alloc(static_cast<size_t>(count) * sizeof(Operand)));
-  decode_kernel<<<blocks_for(count), 256>>>(d, in, static_cast<Operand*>(out.p), count, which);
+  decode_kernel<<<stride_blocks(count), kStrideThreads>>>(d, in, static_cast<Operand*>(out.p), count, which);
   TCEMU_CUDA_TRY("the decode kernel launch", cudaGetLastError());
   return "";
 }
@@ -141,11 +138,11 @@ std::string run_on_device(const Plan& plan, const RunInputs& in, int device, std
     if (pl.smem_bytes > (size_t{48} << 10))
       TCEMU_CUDA_TRY("cudaFuncSetAttribute", cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                                   static_cast<int>(pl.smem_bytes)));
-    const int64_t tiles_m = (pl.M + dp::kTileM - 1) / dp::kTileM, tiles_n = (pl.N + dp::kTileN - 1) / dp::kTileN;
-    if (tiles_m * tiles_n > 0x7FFFFFFF) return "the problem has more tiles of D than one kernel launch can hold";
-    kernel<<<static_cast<unsigned>(tiles_m * tiles_n), dp::kTileThreads, pl.smem_bytes>>>(t, tiles_n);
+    const TileLaunch l = tile_launch(pl);
+    if (!l.error.empty()) return l.error;
+    kernel<<<l.blocks, dp::kTileThreads, pl.smem_bytes>>>(t, l.tiles_n);
   } else {
-    direct_kernel<<<blocks_for(pl.M * pl.N), 256>>>(t);
+    direct_kernel<<<stride_blocks(pl.M * pl.N), kStrideThreads>>>(t);
   }
   TCEMU_CUDA_TRY("the MMA kernel launch", cudaGetLastError());
   TCEMU_CUDA_TRY("the MMA kernel", cudaDeviceSynchronize());
@@ -154,7 +151,9 @@ std::string run_on_device(const Plan& plan, const RunInputs& in, int device, std
   return "";
 }
 
-std::string device_status(int index, std::string& name) {
+namespace {
+
+std::string query_device(int index, std::string& name) {
   int count = 0;
   if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) {
     if (e == cudaErrorNoDevice) return "no CUDA device found";
@@ -172,6 +171,28 @@ std::string device_status(int index, std::string& name) {
   if (const cudaError_t e = cudaFuncGetAttributes(&attr, tile_kernel_for(DatapathKind::t_fdpa)); e != cudaSuccess)
     return name + ": this build has no kernel image for it (" + std::string(cudaGetErrorString(e)) + ")";
   return "";
+}
+
+}  // namespace
+
+// Every run asks first (mma_cuda.cpp): a usable device's name is kept, so that a run does not
+// pay cudaGetDeviceProperties (slow: it reads every property) again.
+std::string device_status(int index, std::string& name) {
+  static std::mutex mu;
+  static std::map<int, std::string> usable;
+  {
+    const std::lock_guard<std::mutex> lock(mu);
+    if (const auto it = usable.find(index); it != usable.end()) {
+      name = it->second;
+      return "";
+    }
+  }
+  std::string why = query_device(index, name);
+  if (why.empty()) {
+    const std::lock_guard<std::mutex> lock(mu);
+    usable[index] = name;
+  }
+  return why;
 }
 
 std::string check_device_pointer(const void* p, const char* what) {

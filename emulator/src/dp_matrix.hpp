@@ -94,6 +94,13 @@ struct TileArgs {
   bool smem_scales = false;  // ST-FDPA: the per-term scales go through shared memory too
 };
 
+// The first D element of tiled-kernel block b, blocks numbered row of tiles by row of tiles
+// (tiles_n tiles in a row of D).
+TCEMU_DP_HD void tile_origin(int64_t b, int64_t tiles_n, int64_t& m0, int64_t& n0) {
+  m0 = (b / tiles_n) * kTileM;
+  n0 = (b % tiles_n) * kTileN;
+}
+
 // Operands of shared memory one block needs.
 TCEMU_DP_HD int64_t tile_smem_operands(const TileArgs& t) {
   return int64_t{t.smem_scales ? 2 : 1} * (kTileM + kTileN) * t.stride;
@@ -104,28 +111,49 @@ TCEMU_DP_HD int64_t tile_smem_operands(const TileArgs& t) {
 TCEMU_DP_HD int64_t tile_row(const TileArgs& t, int which, int r) { return (int64_t{which} * (kTileM + kTileN) + r) * t.stride; }
 
 // Thread tid's share of loading chunk [k0, k0 + cl) of block (m0, n0) into shared memory
-// (rows beyond M or N are zero operands).
+// (rows beyond M or N are zero operands). The threads work in groups of kLoadLanes (a warp on
+// the GPU), a group one row at a time: the row's 64-bit index arithmetic once per group and
+// row, consecutive threads on consecutive operands. nthreads: a multiple of kLoadLanes.
+constexpr int kLoadLanes = 32;
 TCEMU_DP_HD void tile_load(const TileArgs& t, Operand* smem, int64_t m0, int64_t n0, int64_t k0, int cl, int tid,
                            int nthreads) {
-  const int rows = kTileM + kTileN;
-  const int total = (t.smem_scales ? 2 : 1) * rows * cl;
-  const int64_t K = t.ch.K;
-  for (int i = tid; i < total; i += nthreads) {
-    const int which = i / (rows * cl), r = (i / cl) % rows, j = i % cl;
-    Operand o;
+  constexpr int rows = kTileM + kTileN;
+  const int nrows = (t.smem_scales ? 2 : 1) * rows;
+  const int group = tid / kLoadLanes, lane = tid % kLoadLanes, ngroups = nthreads / kLoadLanes;
+  for (int q = group; q < nrows; q += ngroups) {
+    const int which = q / rows, r = q % rows;
+    const Operand* src = nullptr;  // the row's operand k0; null beyond M or N
     if (r < kTileM) {
       const int64_t m = m0 + r;
-      if (m < t.M) o = which ? t.SA[m * t.sper + k0 + j] : t.A[m * K + k0 + j];
+      if (m < t.M) src = which ? t.SA + m * t.sper + k0 : t.A + m * t.ch.K + k0;
     } else {
       const int64_t n = n0 + (r - kTileM);
-      if (n < t.N) o = which ? t.SB[n * t.sper + k0 + j] : t.Bt[n * K + k0 + j];
+      if (n < t.N) src = which ? t.SB + n * t.sper + k0 : t.Bt + n * t.ch.K + k0;
     }
-    smem[tile_row(t, which, r) + j] = o;
+    Operand* dst = smem + tile_row(t, which, r);
+    if (src) {
+      for (int j = lane; j < cl; j += kLoadLanes) dst[j] = src[j];
+    } else {
+      for (int j = lane; j < cl; j += kLoadLanes) dst[j] = Operand{};
+    }
+  }
+}
+
+// The steps of chunk [k0, k0 + cl) from shared memory for D element (m, n); sa, sb the
+// per-term scales in shared memory (Scaled: ST-FDPA with smem_scales) or unused.
+template <int KindT, bool Scaled>
+TCEMU_DP_STEP void tile_steps_shared(const TileArgs& t, ChainState& s, const Operand* a, const Operand* b,
+                                     const Operand* sa, const Operand* sb, int64_t k0, int cl) {
+  for (int kk = 0; kk < cl; kk += t.ch.L) {
+    const int len = cl - kk < t.ch.L ? cl - kk : t.ch.L;
+    chain_step<KindT>(t.p, t.ch, s, k0 + kk, len, a + kk, b + kk, Scaled ? sa + kk : nullptr,
+                      Scaled ? sb + kk : nullptr);
   }
 }
 
 // The steps of chunk [k0, k0 + cl) for D element (m0 + ty, n0 + tx), from shared memory
-// (KindT as chain_step's).
+// (KindT as chain_step's). Each path reads its scales from one memory (shared or global), so
+// that a GPU compiler knows the memory of every pointer (no generic loads).
 template <int KindT = -1>
 TCEMU_DP_STEP void tile_compute(const TileArgs& t, ChainState& s, const Operand* smem, int64_t m0, int64_t n0,
                                 int64_t k0, int cl, int ty, int tx) {
@@ -134,21 +162,25 @@ TCEMU_DP_STEP void tile_compute(const TileArgs& t, ChainState& s, const Operand*
   const int unit = scale_unit(t.p);
   const Operand* a = smem + tile_row(t, 0, ty);
   const Operand* b = smem + tile_row(t, 0, kTileM + tx);
-  const Operand* sa = t.smem_scales ? smem + tile_row(t, 1, ty) : nullptr;
-  const Operand* sb = t.smem_scales ? smem + tile_row(t, 1, kTileM + tx) : nullptr;
-  for (int kk = 0; kk < cl; kk += t.ch.L) {
-    const int len = cl - kk < t.ch.L ? cl - kk : t.ch.L;
-    const int64_t k = k0 + kk;
-    const Operand* ssa = nullptr;
-    const Operand* ssb = nullptr;
-    if (t.smem_scales) {
-      ssa = sa + kk;
-      ssb = sb + kk;
-    } else if (unit) {
-      ssa = t.SA + m * t.sper + k / unit;
-      ssb = t.SB + n * t.sper + k / unit;
+  // A kind known at compile time keeps only its own paths: the unscaled kinds read no scales,
+  // GST-FDPA's per-group scales never go through shared memory.
+  constexpr bool unscaled_kind = KindT == static_cast<int>(DatapathKind::t_fdpa) || KindT == static_cast<int>(DatapathKind::integer);
+  constexpr bool scaled_kind = KindT == static_cast<int>(DatapathKind::st_fdpa) || KindT == static_cast<int>(DatapathKind::gst_fdpa);
+  constexpr bool gst_kind = KindT == static_cast<int>(DatapathKind::gst_fdpa);
+  if constexpr (unscaled_kind) {
+    tile_steps_shared<KindT, false>(t, s, a, b, nullptr, nullptr, k0, cl);
+  } else if (!gst_kind && t.smem_scales) {
+    tile_steps_shared<KindT, true>(t, s, a, b, smem + tile_row(t, 1, ty), smem + tile_row(t, 1, kTileM + tx), k0, cl);
+  } else if (!scaled_kind && !unit) {
+    tile_steps_shared<KindT, false>(t, s, a, b, nullptr, nullptr, k0, cl);
+  } else {
+    const Operand* sa = t.SA + m * t.sper;
+    const Operand* sb = t.SB + n * t.sper;
+    for (int kk = 0; kk < cl; kk += t.ch.L) {
+      const int len = cl - kk < t.ch.L ? cl - kk : t.ch.L;
+      const int64_t k = k0 + kk;
+      chain_step<KindT>(t.p, t.ch, s, k, len, a + kk, b + kk, sa + k / unit, sb + k / unit);
     }
-    chain_step<KindT>(t.p, t.ch, s, k, len, a + kk, b + kk, ssa, ssb);
   }
 }
 

@@ -115,26 +115,33 @@ TCEMU_DP_STEP uint64_t special_result(OutputRounding r, const Operand* a, const 
 
 // One step of n <= L terms (docs/datapath.md): (1) specials, and the largest term exponent
 // emax; (2) every term truncated at 2^q, q = emax - F, summed exactly; (3) rho and the -0 rule;
-// (4) C added after when it is not fused. With Scaled, sa[i] and sb[i] scale term i.
+// (4) C added after when it is not fused. With Scaled, sa[i] and sb[i] scale term i; srun >= 1
+// says that they are the same over each run of srun terms from the step's first (the scale
+// block's terms), so that each run reads and combines its scale pair once (the CUDA kernels;
+// 1 reads every term's).
 template <bool Scaled>
 TCEMU_DP_STEP uint64_t fdpa_step(const StepParams& p, const Operand* a, const Operand* b, int n, uint64_t c,
-                                 const Operand* sa, const Operand* sb) {
+                                 const Operand* sa, const Operand* sb, int srun = 1) {
   const Operand oc = decode_acc(output_layout(p.rounding), c);
+  const int run = Scaled ? srun : n;  // without scales, one run
   // (1) Product exponents are E(a)+E(b) (+E(sa)+E(sb)), not renormalised; a zero product
   // gets e_zero; missing terms (n < L) are zero products.
   unsigned sp = oc.special;
   int emax = n < p.L ? p.e_zero : kNoExponent;
-  for (int i = 0; i < n; ++i) {
-    sp |= a[i].special | b[i].special;
-    int e = a[i].E + b[i].E;
-    bool zero = (a[i].sig == 0) | (b[i].sig == 0);
+  for (int i0 = 0; i0 < n; i0 += run) {
+    int se = 0;
+    bool szero = false;
     if constexpr (Scaled) {
-      sp |= sa[i].special | sb[i].special;
-      e += sa[i].E + sb[i].E;
-      zero = zero | (sa[i].sig == 0) | (sb[i].sig == 0);
+      sp |= sa[i0].special | sb[i0].special;
+      se = sa[i0].E + sb[i0].E;
+      szero = (sa[i0].sig == 0) | (sb[i0].sig == 0);
     }
-    e = zero ? p.e_zero : e;
-    emax = imax(emax, e);
+    const int i1 = imin(n, i0 + run);
+    for (int i = i0; i < i1; ++i) {
+      sp |= a[i].special | b[i].special;
+      const bool zero = (a[i].sig == 0) | (b[i].sig == 0) | szero;
+      emax = imax(emax, zero ? p.e_zero : a[i].E + b[i].E + se);
+    }
   }
   if (sp) return special_result(p.rounding, a, b, n, oc, Scaled ? sa : nullptr, Scaled ? sb : nullptr, 1);
   const bool c_fused = p.c_entry != CEntry::rne_f32_after;
@@ -142,16 +149,21 @@ TCEMU_DP_STEP uint64_t fdpa_step(const StepParams& p, const Operand* a, const Op
   const int q = emax - p.F;
   // (2) Each term truncated toward zero at 2^q, summed exactly.
   int64_t S = 0;
-  for (int i = 0; i < n; ++i) {
-    uint64_t mag = uint64_t{a[i].sig} * b[i].sig;
-    int low = a[i].low + b[i].low;
-    unsigned neg = a[i].neg ^ b[i].neg;
+  for (int i0 = 0; i0 < n; i0 += run) {
+    uint64_t smag = 1;
+    int slow = 0;
+    unsigned sneg = 0;
     if constexpr (Scaled) {
-      mag *= uint64_t{sa[i].sig} * sb[i].sig;
-      low += sa[i].low + sb[i].low;
-      neg ^= sa[i].neg ^ sb[i].neg;
+      smag = uint64_t{sa[i0].sig} * sb[i0].sig;
+      slow = sa[i0].low + sb[i0].low;
+      sneg = sa[i0].neg ^ sb[i0].neg;
     }
-    S += aligned_term(mag, low, neg, q);
+    const int i1 = imin(n, i0 + run);
+    for (int i = i0; i < i1; ++i) {
+      uint64_t mag = uint64_t{a[i].sig} * b[i].sig;
+      if constexpr (Scaled) mag *= smag;
+      S += aligned_term(mag, a[i].low + b[i].low + slow, a[i].neg ^ b[i].neg ^ sneg, q);
+    }
   }
   if (c_fused) S += aligned_term(oc.sig, oc.low, oc.neg, q);
   // (3) rho and the -0 rule; (4) C added after.
@@ -165,50 +177,52 @@ TCEMU_DP_STEP uint64_t fdpa_step(const StepParams& p, const Operand* a, const Op
 // One step of n <= L terms in groups of p.group; sa[g], sb[g] scale group g. Exact group sums
 // in the unit of the step's smallest product weight, then each group scaled, aligned to
 // 2^q and truncated as a T-FDPA term. Preconditions: validate()'s GST range checks.
+// Two passes over the terms and no per-group arrays (a GPU thread would keep them in local
+// memory): the first finds the specials, the unit and each group's exponent (a group's
+// exponent needs only whether it has a nonzero product, not its sum), the second sums each
+// group and adds it at once.
 TCEMU_DP_STEP uint64_t gst_step(const StepParams& p, const Operand* a, const Operand* b, int n, uint64_t c,
                                 const Operand* sa, const Operand* sb) {
   const Operand oc = decode_acc(output_layout(p.rounding), c);
   const int G = p.group;
   const int ngroups = (n + G - 1) / G;
-  // One pass: specials, and the smallest product weight of the step.
+  // Pass 1: specials, the smallest product weight of the step, and the largest group exponent.
   unsigned sp = oc.special;
-  for (int g = 0; g < ngroups; ++g) sp |= sa[g].special | sb[g].special;
   int unit = kNoUnit;
-  for (int i = 0; i < n; ++i) {
-    sp |= a[i].special | b[i].special;
-    const int l = ((a[i].sig != 0) & (b[i].sig != 0)) ? a[i].low + b[i].low : kNoUnit;
-    unit = imin(unit, l);
-  }
-  if (sp) return special_result(p.rounding, a, b, n, oc, sa, sb, G);
-  int64_t gsum[64];
-  int gexp[64];
   const int full_groups = p.L / G;
   int emax = ngroups < full_groups ? p.e_zero : kNoExponent;  // padded groups are all zero
+  for (int g = 0; g < ngroups; ++g) {
+    const int lo = g * G, hi = imin(n, lo + G);
+    sp |= sa[g].special | sb[g].special;
+    bool any = false;  // a nonzero product in the group
+    for (int i = lo; i < hi; ++i) {
+      sp |= a[i].special | b[i].special;
+      const bool nonzero = (a[i].sig != 0) & (b[i].sig != 0);
+      any |= nonzero;
+      unit = imin(unit, nonzero ? a[i].low + b[i].low : kNoUnit);
+    }
+    // A group that cancels to 0 keeps its exponent; only all-zero products or a zero scale
+    // product take e_zero [MS].
+    const bool scale_zero = sa[g].sig == 0 || sb[g].sig == 0;
+    emax = imax(emax, (!any || scale_zero) ? p.e_zero : sa[g].E + sb[g].E);
+  }
+  if (sp) return special_result(p.rounding, a, b, n, oc, sa, sb, G);
   if (unit == kNoUnit) unit = 0;
+  emax = imax(emax, oc.sig ? static_cast<int>(oc.E) : p.e_zero);
+  const int q = emax - p.F;
+  // Pass 2: each group's exact sum, scaled, aligned to 2^q and truncated.
+  int64_t S = 0;
   for (int g = 0; g < ngroups; ++g) {
     const int lo = g * G, hi = imin(n, lo + G);
     int64_t s = 0;
-    uint64_t any = 0;
     for (int i = lo; i < hi; ++i) {
       const uint64_t mag = uint64_t{a[i].sig} * b[i].sig;  // 0 for a zero product
-      any |= mag;
       const int sh = iclamp(a[i].low + b[i].low - unit, 0, 63);
       s += apply_sign(mag << sh, a[i].neg ^ b[i].neg);
     }
-    const bool scale_zero = sa[g].sig == 0 || sb[g].sig == 0;
-    gsum[g] = s;
-    // A group that cancels to 0 keeps its exponent; only all-zero products or a zero scale
-    // product take e_zero [MS].
-    gexp[g] = (any == 0 || scale_zero) ? p.e_zero : sa[g].E + sb[g].E;
-    emax = imax(emax, gexp[g]);
-  }
-  emax = imax(emax, oc.sig ? static_cast<int>(oc.E) : p.e_zero);
-  const int q = emax - p.F;
-  int64_t S = 0;
-  for (int g = 0; g < ngroups; ++g) {
-    if (gsum[g] == 0) continue;
-    const unsigned neg = (gsum[g] < 0) ^ (sa[g].neg != sb[g].neg);
-    const uint64_t mag = magnitude(gsum[g]) * (uint64_t{sa[g].sig} * sb[g].sig);
+    if (s == 0) continue;
+    const unsigned neg = (s < 0) ^ (sa[g].neg != sb[g].neg);
+    const uint64_t mag = magnitude(s) * (uint64_t{sa[g].sig} * sb[g].sig);
     S += apply_sign(shift_trunc(mag, unit + sa[g].low + sb[g].low - q), neg);
   }
   S += apply_sign(shift_trunc(oc.sig, oc.low - q), oc.neg);
@@ -239,6 +253,7 @@ struct ChainParams {
   bool acc_f16 = false, is_int = false, after_instr = false;
   bool scale_d = true;
   int scale_input_d = -1;
+  int srun = 1;  // ST-FDPA: fdpa_step's srun (a divisor of L and of the scale block; 1 always holds)
 };
 
 // tcgen05 scale-input-d: C * 2^-s formed exactly, then toward zero into the accumulator format.
@@ -286,7 +301,7 @@ TCEMU_DP_STEP void chain_step(const StepParams& p, const ChainParams& ch, ChainS
   } else {
     switch (kind) {
       case DatapathKind::t_fdpa: s.d = fdpa_step<false>(p, a, b, len, s.d, nullptr, nullptr); break;
-      case DatapathKind::st_fdpa: s.d = fdpa_step<true>(p, a, b, len, s.d, sa, sb); break;
+      case DatapathKind::st_fdpa: s.d = fdpa_step<true>(p, a, b, len, s.d, sa, sb, ch.srun); break;
       case DatapathKind::gst_fdpa: s.d = gst_step(p, a, b, len, s.d, sa, sb); break;
       case DatapathKind::integer: s.d = int_step(p, a, b, len, s.d); break;
     }

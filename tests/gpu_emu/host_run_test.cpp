@@ -4,11 +4,12 @@
 //  - the expected D of every committed golden MMA case (golden/sets), bit for bit;
 //  - tcemu::mma(), whose default path is the independent fast path (generic loop where it
 //    declines), on random problems of every catalog family with every option set, odd M and N
-//    (partial tiles), K over several shared-memory chunks;
+//    (partial tiles), K over several shared-memory chunks and a partial last chunk;
 // and the operand decoder of dp_steps.hpp against format.hpp's decode on every code.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <numeric>
 
 #include "../../emulator/cuda/cuda_plan.hpp"
 #include "emu_cases.hpp"
@@ -89,8 +90,10 @@ TEST(GpuEmuHost, EveryFamilyAndOptionAgreesWithMma) {
   test::Rng r(0x6E0);
   size_t runs = 0;
   for (const InstrEntry* e : test::family_entries()) {
-    // K over at least three shared-memory chunks; M, N odd and across a tile edge.
-    const int instrs = std::max(2, (3 * cuda_detail::kChunkTarget + e->K - 1) / e->K);
+    // K over at least three shared-memory chunks and, where a chunk holds several steps, a
+    // partial last chunk (48 terms for K = 8 or 16, 32 for K = 32); M, N odd and across a
+    // tile edge.
+    const int instrs = std::max(2, (3 * cuda_detail::kChunkTarget + e->K - 1) / e->K) + std::max(1, 48 / e->K);
     for (const auto& [what, opt] : test::option_sets(*e)) {
       const test::Dist d = test::kDists[r() % std::size(test::kDists)];
       const test::OwnedProblem pb = test::random_problem(*e, 17, 19, instrs, d, r);
@@ -106,6 +109,68 @@ TEST(GpuEmuHost, EveryFamilyAndOptionAgreesWithMma) {
     }
   }
   EXPECT_GT(runs, 100u);
+}
+
+// ST-FDPA's scale runs (fdpa_step's srun): the plan takes gcd(L, block), which is L for every
+// catalog family; every divisor of it must give mma()'s result too (several runs per step).
+TEST(GpuEmuHost, StFdpaScaleRunsOfEveryLengthAgreeWithMma) {
+  test::Rng r(0x5C);
+  size_t runs = 0;
+  for (const InstrEntry* e : test::family_entries()) {
+    if (e->params.kind != DatapathKind::st_fdpa) continue;
+    const test::OwnedProblem pb = test::random_problem(*e, 17, 19, std::max(2, 192 / e->K), test::Dist::normal, r);
+    const MmaResult want = mma(*e, pb.view());
+    ASSERT_EQ(want.error, "") << e->ptx;
+    const detail::ProblemShape s = detail::shape_of(pb.view());
+    cuda_detail::Plan pl = cuda_detail::make_plan(e->params, s, e->K, MmaOptions{});
+    const cuda_detail::ProblemCodes in{{pb.A.data(), 8}, {pb.B.data(), 8}, {pb.C.data(), 8}, {pb.sa.data(), 8},
+                                       {pb.sb.data(), 8}};
+    const int planned = pl.chain.srun;
+    EXPECT_EQ(planned, std::gcd(pl.chain.L, e->scale_block)) << e->ptx;
+    for (int srun = 1; srun <= planned; ++srun) {
+      if (planned % srun) continue;
+      pl.chain.srun = srun;
+      for (bool tiled : {true, false}) {
+        const std::vector<uint64_t> got = cuda_detail::run_plan_on_host(pl, in, tiled);
+        EXPECT_EQ(got, want.D) << e->ptx << " srun " << srun << (tiled ? " tiled" : " direct");
+      }
+      ++runs;
+    }
+  }
+  EXPECT_GT(runs, 5u);
+}
+
+// The same with scale blocks of 8 (mma_params allows any block): several runs per 32-term step.
+// Runs of 8, 4, 2, 1 give mma_params' result; runs of 16 or 32, which span two scales, do not
+// (the check would see a wrong run length).
+TEST(GpuEmuHost, StFdpaScaleRunsWithinAStep) {
+  const InstrEntry* e = nullptr;
+  for (const InstrEntry* f : test::family_entries())
+    if (f->params.kind == DatapathKind::st_fdpa && !e) e = f;
+  ASSERT_NE(e, nullptr);
+  test::Rng r(0x5D);
+  const test::OwnedProblem pb = test::random_problem(*e, 17, 19, 4, test::Dist::normal, r);
+  MmaProblem pr = pb.view();
+  pr.scale_block = 8;
+  const size_t nb = static_cast<size_t>(pr.K / 8);
+  std::vector<uint64_t> sa(static_cast<size_t>(pr.M) * nb), sb(static_cast<size_t>(pr.N) * nb);
+  for (auto* v : {&sa, &sb})
+    for (uint64_t& c : *v) c = pb.sa[r() % pb.sa.size()];  // codes of the entry's scale format
+  pr.sa = sa;
+  pr.sb = sb;
+  const MmaResult want = mma_params(e->params, pr, e->K);
+  ASSERT_EQ(want.error, "");
+  cuda_detail::Plan pl = cuda_detail::make_plan(e->params, detail::shape_of(pr), e->K, MmaOptions{});
+  ASSERT_EQ(pl.chain.srun, 8);
+  const cuda_detail::ProblemCodes in{{pr.A.data(), 8}, {pr.B.data(), 8}, {pr.C.data(), 8}, {sa.data(), 8}, {sb.data(), 8}};
+  for (int srun : {1, 2, 4, 8, 16, 32}) {
+    pl.chain.srun = srun;
+    const std::vector<uint64_t> got = cuda_detail::run_plan_on_host(pl, in, true);
+    if (srun <= 8)
+      EXPECT_EQ(got, want.D) << "srun " << srun;
+    else
+      EXPECT_NE(got, want.D) << "srun " << srun;
+  }
 }
 
 }  // namespace

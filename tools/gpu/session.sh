@@ -132,8 +132,6 @@ fi
 cat "$R/smoke.txt"
 say "devices: $(grep -m1 '^cuda:0' "$R/smoke.txt" 2>/dev/null || echo 'cuda:0 unknown')"
 EMU=$B/tcemu-emu-check
-HOST=
-[ "$DRY" = 1 ] && HOST=--host
 
 # 1. The emulator on the GPU: golden set, random GEMMs against the CPU, the timed GEMMs at 4096^3.
 if [ "$DRY" = 1 ]; then

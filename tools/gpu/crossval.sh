@@ -262,9 +262,10 @@ if [ "$CVT_BUILD" = 0 ]; then
   CVT_LIMIT=$(lim $(( CVT_BUDGET + 120 )))
   [ $(( CVT_LIMIT - 60 )) -lt "$CVT_BUDGET" ] && CVT_BUDGET=$(( CVT_LIMIT > 80 ? CVT_LIMIT - 60 : 20 ))
   stamp "cvt_check: sweep budget $CVT_BUDGET s, limit $CVT_LIMIT s"
-  timeout "$CVT_LIMIT" "$BUILD/cvt_check" --out "$OUT/cvt" --budget "$CVT_BUDGET" | tail -5
-  grep -c " ok " "$OUT/cvt/cvt_report.txt" 2>/dev/null
-  grep -q "MISMATCH\|emulator-error\|cuda-error" "$OUT/cvt/cvt_report.txt" && FAIL=1
+  timeout "$CVT_LIMIT" "$BUILD/cvt_check" --out "$OUT/cvt" --budget "$CVT_BUDGET" > "$OUT/cvt_check.txt" 2>&1
+  rc=$?; tail -5 "$OUT/cvt_check.txt"; [ $rc = 0 ] || { echo "cvt_check: exit $rc"; FAIL=1; }
+  grep -c " ok " "$OUT/cvt/cvt_report.txt" 2>/dev/null || { echo "cvt_check wrote no report"; FAIL=1; }
+  grep -q "MISMATCH\|emulator-error\|cuda-error" "$OUT/cvt/cvt_report.txt" 2>/dev/null && FAIL=1
 else
   echo "cvt_check did not build (see above and $LOG)"
   FAIL=1

@@ -48,6 +48,8 @@ JOBS=$(nproc 2>/dev/null || echo 4)
 SKIP=" ${SKIP:-} "
 say() { echo "$*" | tee -a "$SUMMARY"; }
 now() { echo $(( $(date +%s) - T0 )); }
+# pct P: P percent of the session's budget (the steps' reserves scale with SESSION_SECONDS).
+pct() { echo $(( TOTAL * $1 / 100 )); }
 # limit SECONDS RESERVE: SECONDS cut so that RESERVE seconds are left before the deadline.
 limit() {
   local left=$(( DEADLINE - $2 - $(date +%s) ))
@@ -139,9 +141,9 @@ if [ "$DRY" = 1 ]; then
   step emu-random 60 0 "$EMU" --host random 8
   step emu-time4096 60 0 "$EMU" --host time 0 64
 else
-  step emu-golden 60 400 "$EMU" golden "$W/golden.pack"
-  step emu-random 120 330 "$EMU" random 320
-  step emu-time4096 90 290 "$EMU" time 0 4096
+  step emu-golden 60 "$(pct 80)" "$EMU" golden "$W/golden.pack"
+  step emu-random 120 "$(pct 66)" "$EMU" random 320
+  step emu-time4096 90 "$(pct 58)" "$EMU" time 0 4096
 fi
 grep -h "cases differ\|^random:\|^time " "$R"/emu-*.txt 2>/dev/null >> "$SUMMARY"
 
@@ -149,7 +151,7 @@ grep -h "cases differ\|^random:\|^time " "$R"/emu-*.txt 2>/dev/null >> "$SUMMARY
 if [ "$DRY" = 1 ]; then
   step emu-time8192 60 0 "$EMU" --host time 0 128
 else
-  step emu-time8192 150 220 "$EMU" time 0 8192
+  step emu-time8192 150 "$(pct 44)" "$EMU" time 0 8192
 fi
 grep -h "^time " "$R/emu-time8192.txt" 2>/dev/null >> "$SUMMARY"
 
@@ -170,7 +172,7 @@ PY_PID=
 case "$SKIP" in
   *" python "*) ;;
   *) if [ "$DRY" = 0 ] || [ "${DRY_PYTHON:-0}" = 1 ]; then
-       ( timeout "$(limit 300 60)" bash -c "$(declare -f py_build); PY=$PY PYB=$PYB W=$W JOBS=$JOBS EMU_ARCH=$EMU_ARCH py_build" \
+       ( timeout "$(limit 300 "$(pct 12)")" bash -c "$(declare -f py_build); PY=$PY PYB=$PYB W=$W JOBS=$JOBS EMU_ARCH=$EMU_ARCH py_build" \
            > "$R/python-build.txt" 2>&1; echo $? > "$R/python-build.rc" ) &
        PY_PID=$!
      fi ;;
@@ -182,19 +184,19 @@ if [ "$DRY" = 1 ]; then
   step crossval 120 0 tools/gpu/crossval.sh --dry-run --bin "$B" --out "$R/crossval"
 else
   # RESERVE: the time crossval leaves for steps 3 and 4.
-  step crossval 330 100 env RESERVE=100 JOBS="$JOBS" tools/gpu/crossval.sh --bin "$B" --out "$R/crossval" \
+  step crossval 330 "$(pct 20)" env RESERVE="$(pct 20)" JOBS="$JOBS" tools/gpu/crossval.sh --bin "$B" --out "$R/crossval" \
     --commit-dir "$R/crossval/commit"
 fi
 grep -h "crossval end\|cases.*match\|DIFF\|MISMATCH" "$R/crossval.txt" 2>/dev/null | head -20 >> "$SUMMARY"
 
 # 3. The device tests. The CLI test runs the command line at the path compiled into it, under
 # the source directory of the pack's build: here that path is made to point at this checkout.
-step gtest-gpu-emu 60 50 "$B/gpu_emu_device_test" --gtest_brief=1
+step gtest-gpu-emu 60 "$(pct 10)" "$B/gpu_emu_device_test" --gtest_brief=1
 SRC=$(sed -n 's/^source //p' "$W/manifest.txt")
 if [ -n "$SRC" ] && { [ "$(cd "$SRC" 2>/dev/null && pwd -P)" = "$(pwd -P)" ] ||
                       { [ ! -e "$SRC" ] && mkdir -p "$(dirname "$SRC")" && ln -s "$(pwd -P)" "$SRC"; }; }; then
   mkdir -p build/release/tools/cli && cp "$B/tcemu" build/release/tools/cli/tcemu
-  step gtest-cli-device 60 40 "$B/cli_device_test" --gtest_brief=1
+  step gtest-cli-device 60 "$(pct 8)" "$B/cli_device_test" --gtest_brief=1
 else
   say "gtest-cli-device: not run: $SRC (the source path compiled into it) is another folder here"
 fi
@@ -203,7 +205,7 @@ if [ -n "$PY_PID" ]; then
   say "python-build: exit $(cat "$R/python-build.rc" 2>/dev/null || echo '?')"
   tail -5 "$R/python-build.txt"
   if [ "$(cat "$R/python-build.rc" 2>/dev/null)" = 0 ]; then
-    step python-device 90 20 env PYTHONPATH="$PYB/python" TCEMU_CLI="$B/tcemu" XLA_PYTHON_CLIENT_PREALLOCATE=false \
+    step python-device 90 "$(pct 4)" env PYTHONPATH="$PYB/python" TCEMU_CLI="$B/tcemu" XLA_PYTHON_CLIENT_PREALLOCATE=false \
       "$PY" -m pytest -q -p no:cacheprovider -rs python/tests/test_device.py python/tests/test_dlpack_device.py
     tail -3 "$R/python-device.txt" >> "$SUMMARY"
   fi
@@ -213,7 +215,7 @@ fi
 BENCH_FILTER='Threads1024/.*/(1|4|16)/'
 BENCH_REPS=3
 [ "$DRY" = 1 ] && BENCH_FILTER='Threads1024/sm90a_wgmma_e4m3/1/' && BENCH_REPS=1
-step bench 60 5 env OMP_WAIT_POLICY=passive "$B/bench_scale" "--benchmark_filter=$BENCH_FILTER" \
+step bench 60 "$(pct 1)" env OMP_WAIT_POLICY=passive "$B/bench_scale" "--benchmark_filter=$BENCH_FILTER" \
   "--benchmark_repetitions=$BENCH_REPS" --benchmark_report_aggregates_only=true
 grep "_median" "$R/bench.txt" 2>/dev/null >> "$SUMMARY"
 

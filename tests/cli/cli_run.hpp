@@ -18,6 +18,14 @@
 
 namespace tcemu_test {
 
+// The command line to run: TCEMU_CLI from the environment where set (a test binary run on
+// another machine, as tools/gpu/session.sh does, or the Python tests' variable of the same
+// name), else the build's, compiled in.
+inline std::string cli_path() {
+  const char* env = std::getenv("TCEMU_CLI");
+  return env && *env ? env : TCEMU_CLI;
+}
+
 // A directory of this process under the system's temporary directory: <tmp>/<prefix><pid>.
 inline std::string tmpdir(const std::string& prefix) {
   const std::filesystem::path p = std::filesystem::temp_directory_path() / (prefix + std::to_string(::getpid()));
@@ -62,7 +70,7 @@ inline CliRun run_tcemu(const std::string& dir, const std::string& args, const s
   std::string limit;
   if (limit_memory)
     limit = kAsan ? "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}max_allocation_size_mb=1024\" " : "ulimit -v 1048576; ";
-  const std::string cmd = limit + std::string(TCEMU_CLI) + " " + args + " < " + dir + "/stdin > " + dir + "/stdout 2> " + dir + "/stderr";
+  const std::string cmd = limit + cli_path() + " " + args + " < " + dir + "/stdin > " + dir + "/stdout 2> " + dir + "/stderr";
   const int st = std::system(cmd.c_str());
   CliRun r;
   r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);

@@ -54,6 +54,14 @@ TEST(TcemuGpuCli, BadOptionsExit2NamingTheProblem) {
   EXPECT_NE(out.find("\"x\" is not a wgmma N"), std::string::npos) << out;
   EXPECT_EQ(run("probe --no-such-option", &out), 2);
   EXPECT_NE(out.find("unknown option --no-such-option"), std::string::npos) << out;
+  EXPECT_EQ(run("random --seconds soon -o x.json", &out), 2);
+  EXPECT_NE(out.find("--seconds: \"soon\" is not a number"), std::string::npos) << out;
+  EXPECT_EQ(run("random --seconds 0 -o x.json", &out), 2);
+  EXPECT_NE(out.find("--seconds needs a positive number"), std::string::npos) << out;
+  EXPECT_EQ(run("random --tiles 10x -o x.json", &out), 2);
+  EXPECT_NE(out.find("--tiles: \"10x\" is not a whole number"), std::string::npos) << out;
+  EXPECT_EQ(run("random --seed -1 -o x.json", &out), 2);
+  EXPECT_NE(out.find("--seed: \"-1\" is not a whole number"), std::string::npos) << out;
 }
 
 TEST(TcemuGpuCli, ListSaysWhyACaseOfAnotherArchitectureIsSkipped) {

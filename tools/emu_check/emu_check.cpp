@@ -302,6 +302,5 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   // One line at a time, also into a file: a check stopped at its time limit keeps what it found.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   return tcemu::emu_check::run(argc, argv);
 }

@@ -16,9 +16,8 @@
 #          older;
 #   golden.pack  the committed golden MMA cases (tcemu-golden-pack);
 #   json/  nlohmann/json (headers and CMake package) for building the Python module there;
-#   manifest.txt  the commit, the build directory and the source directory compiled into the
-#          tests.
-# Then prints the device call. The pack is about 5 MB; the device machine needs nothing else
+#   manifest.txt  the commit, and the build and source directories (provenance).
+# Then prints the device call. The pack is about 11 MB; the device machine needs nothing else
 # (its CUDA toolkit, CMake, Python, PyTorch, JAX and pybind11 are used where present).
 set -eu
 BUILD=build/release
@@ -29,7 +28,7 @@ while [ $# -gt 0 ]; do
     --no-build) DO_BUILD=0; shift ;;
     --build) BUILD=$2; shift 2 ;;
     --out) OUTDIR=$2; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "prepare_session.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done

@@ -2,7 +2,7 @@
 //
 //   tcemu-gpu info                          the GPU, the CUDA versions, what it can run
 //   tcemu-gpu list [CASES.json...]          the instructions built (and which cases would run)
-//   tcemu-gpu run CASES.json... -o ACTUAL.json [--report R.md|R.json] [--only S]
+//   tcemu-gpu run CASES.json... -o ACTUAL.json [--report R.md|R.json]... [--only S]
 //   tcemu-gpu random -o OUT.json [--only S] [--wgmma-n SET] [--tiles N] [--seed S] [--seconds T]
 //                    [--report R.md|R.json]
 //   tcemu-gpu probe [--only S] [--wgmma-n SET] [--json FILE] [--emulator ARCH]
@@ -19,6 +19,7 @@
 // Exit status: 0 everything ran and matched; 1 some result differs from the expected one (or
 // a device error); 2 bad input; 77 no usable GPU (nothing ran; the message says why).
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -57,7 +58,8 @@ struct UsageError : std::runtime_error {
 struct Args {
   std::string cmd;
   std::vector<std::string> inputs;
-  std::string out, report, only, json, emulator_arch;
+  std::string out, only, json, emulator_arch;
+  std::vector<std::string> reports;  // --report, repeatable (R.md and R.json from one run)
   long tiles = 1000;
   double seconds = 0;  // random: the time budget (0: none)
   uint64_t seed = 1;
@@ -89,6 +91,25 @@ std::vector<int> parse_n_list(const std::string& opt, const std::string& v) {
   return out;
 }
 
+// A number option's value, or a UsageError naming the option (std::stod's own message is
+// only "stod").
+double number_of(const std::string& opt, const std::string& v) {
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0' || !std::isfinite(d)) throw UsageError(opt + ": \"" + v + "\" is not a number");
+  return d;
+}
+
+// A whole-number option's value (0 to max), or a UsageError naming the option.
+uint64_t whole_of(const std::string& opt, const std::string& v, uint64_t max) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+  if (v.empty() || v[0] == '-' || *end != '\0' || errno == ERANGE || n > max)
+    throw UsageError(opt + ": \"" + v + "\" is not a whole number from 0 to " + std::to_string(max));
+  return n;
+}
+
 Args parse(int argc, char** argv) {
   if (argc < 2) throw UsageError("no command");
   Args a;
@@ -100,14 +121,16 @@ Args parse(int argc, char** argv) {
       return argv[++i];
     };
     if (s == "-o" || s == "--out") a.out = value();
-    else if (s == "--report") a.report = value();
+    else if (s == "--report") a.reports.push_back(value());
     else if (s == "--only") a.only = value();
     else if (s == "--json") a.json = value();
     else if (s == "--emulator") a.emulator_arch = value();
-    else if (s == "--tiles") a.tiles = std::stol(value());
-    else if (s == "--seed") a.seed = std::stoull(value());
-    else if (s == "--seconds") {
-      a.seconds = std::stod(value());
+    else if (s == "--tiles") {
+      a.tiles = static_cast<long>(whole_of(s, value(), 1000000000000ULL));
+    } else if (s == "--seed") {
+      a.seed = whole_of(s, value(), UINT64_MAX);
+    } else if (s == "--seconds") {
+      a.seconds = number_of(s, value());
       if (!(a.seconds > 0)) throw UsageError("--seconds needs a positive number of seconds");
     }
     else if (s == "--wgmma-n") {
@@ -244,7 +267,7 @@ void run_file(const std::string& label, tg::GoldenFile& gf, const DeviceInfo& de
 
 int finish(const Args& a, const DeviceInfo& dev, tg::GoldenFile& measured, const std::vector<Outcome>& res) {
   if (!a.out.empty()) tg::write_golden(a.out, measured);
-  write_report(a.report, dev, res);
+  for (const std::string& r : a.reports) write_report(r, dev, res);
   size_t ran = 0, same = 0, skipped = 0, errors = 0;
   for (const Outcome& o : res) {
     if (o.status.rfind("skipped", 0) == 0) ++skipped;
@@ -497,7 +520,7 @@ int cmd_list(const Args& a) {
 }
 
 const char* kUsage =
-    "usage: tcemu-gpu info | list [CASES.json...] | run CASES.json... -o ACTUAL.json [--report R.md|R.json] [--only S]\n"
+    "usage: tcemu-gpu info | list [CASES.json...] | run CASES.json... -o ACTUAL.json [--report R.md|R.json]... [--only S]\n"
     "       | random -o OUT.json [--tiles N] [--seed S] [--seconds T] [--only S] [--wgmma-n SET] [--report R]\n"
     "       | probe [--only S] [--wgmma-n SET] [--json F] [--emulator ARCH]\n"
     "--wgmma-n SET: the wgmma N that random/probe take: all (default), 8,256 or !8,256 (all but those)\n"

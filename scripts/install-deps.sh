@@ -8,20 +8,39 @@ pkgs=(cmake g++ make libboost-dev libgtest-dev googletest librapidcheck-dev nloh
       # Headless Chromium renders the HTML report in GoldenBrowser.HeatMapRendersInHeadlessChromium.
       chromium
       # The Python package (python/) and its tests, for Debian's /usr/bin/python3.
-      pybind11-dev python3-dev python3-numpy python3-pytest python3-hypothesis python3-setuptools)
+      pybind11-dev python3-dev python3-numpy python3-pytest python3-hypothesis python3-setuptools
+      # The virtual environment of requirements.txt (torch, torchao, ml_dtypes, gfloat, dask ...).
+      python3-venv ccache)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all packages present"
-  exit 0
+else
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+    SUDO=sudo
+  fi
+  echo "install-deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
-  SUDO=sudo
+
+# The Python test environment: requirements.txt (every version pinned) in a virtual environment
+# of Debian's /usr/bin/python3, outside the clone so that clones share it. Made again only when
+# requirements.txt changes (its hash is kept beside it). scripts/venv.sh prints its path.
+venv="$("$(dirname "$0")/venv.sh")"
+req="$(dirname "$0")/../requirements.txt"
+want="$(sha256sum < "$req" | cut -d' ' -f1)"
+if [ -x "$venv/bin/python" ] && [ "$(cat "$venv/.tcemu-requirements" 2>/dev/null)" = "$want" ]; then
+  echo "install-deps: $venv is up to date"
+else
+  echo "install-deps: installing requirements.txt into $venv"
+  rm -rf "$venv"
+  mkdir -p "$(dirname "$venv")"
+  /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --no-input --disable-pip-version-check -r "$req"
+  echo "$want" > "$venv/.tcemu-requirements"
 fi
-echo "install-deps: installing ${missing[*]}"
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -6,15 +6,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+# ccache (installed above) makes a rebuild of unchanged sources a cache hit; a cold cache costs
+# a few percent.
+if command -v ccache > /dev/null; then
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CUDA_COMPILER_LAUNCHER=ccache
+fi
 cmake --preset release
 cmake --build --preset release -j"$(nproc)"
 ctest --preset release -LE long -j"$(nproc)"
 tests/consumer/run.sh build/release
-# The Python package's tests, with Debian's interpreter (the one install-deps.sh gave pybind11,
-# NumPy, pytest and Hypothesis; `python3` on PATH may be another). They use the CLI built above.
-# install-deps.sh installed what the package needs, so a missing package is a failure, not a skip.
+# The Python package's tests, in the environment install-deps.sh made from requirements.txt
+# (Debian's interpreter, the one the module is built for, with torch, torchao, ml_dtypes,
+# gfloat, dask ...: scripts/py). They use the CLI built above. install-deps.sh installed what
+# the tests need, so a missing package is a failure, not a skip.
 [ -d build/release/python/tcemu ] || { echo "test.sh: the Python package was not built (see cmake's output)" >&2; exit 1; }
-PYTHONPATH=build/release/python TCEMU_CLI=build/release/tools/cli/tcemu /usr/bin/python3 -m pytest -q python/tests
+scripts/py -m pytest -q python/tests
 
 if [ "${TCEMU_SKIP_ASAN:-0}" != 1 ]; then
   # Sanitizers. The CUDA backend is left out (nvcc and the sanitizers do not mix; its host

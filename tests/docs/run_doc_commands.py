@@ -29,13 +29,15 @@ import fixtures  # noqa: E402
 # with `tcemu ` or `scripts/`, or it is `echo`/`printf`/`cat` output piped into tcemu, or it
 # runs something of the build tree: `build/release/...` (benchmarks),
 # `PYTHONPATH=build/release/python /usr/bin/python3 ...` (the Python package) or
-# `cmake --build build/release ...`.
+# `cmake --build build/release ...`. `scripts/py ...` (the test environment's Python with the
+# built package) runs from the root too, so its relative paths (examples/...) lead there.
 # A command may start with environment assignments (OMP_WAIT_POLICY=passive build/release/...).
 ENV_PREFIX = r"(?:[A-Z][A-Z0-9_]*=[\w./:-]*\s+)*"
 COMMAND = re.compile(r"^" + ENV_PREFIX + r"(tcemu\s|scripts/\S+|(echo|printf|cat)\s.*\|\s*tcemu\s|" +
                      r"build/release/\S+|PYTHONPATH=build/release/python\s|cmake --build build/release\b)")
 # Commands of the build tree run from the repository's root, where their relative paths lead.
-IN_REPO = re.compile(r"^" + ENV_PREFIX + r"(build/release/|PYTHONPATH=build/release/python\s|cmake --build build/release\b)")
+IN_REPO = re.compile(r"^" + ENV_PREFIX + r"(build/release/|PYTHONPATH=build/release/python\s|cmake --build build/release\b|"
+                     r"scripts/py\s)")
 FENCE = re.compile(r"^\s*(```|~~~)\s*([\w+-]*)")
 SHELL_LANGS = {"", "sh", "bash", "shell", "console"}
 DIRECTIVE = re.compile(r"<!--\s*doc-test:\s*(\w[\w-]*)\s*(.*?)\s*-->")

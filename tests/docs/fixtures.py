@@ -4,6 +4,7 @@ prepare(): files every document may use, written into its scratch directory firs
   x.npy, IN.npy           64 x 64 float32 tensors (a deterministic mix of magnitudes)
   step1.npy, step2.npy    gradients for `tcemu lossscale --megatron --grads` (step2 has an Inf)
   found_inf_flags.txt     one 0/1 overflow flag per training step for `tcemu lossscale`
+  bias64.npy, rows64.npy  64 float32 values: a bias and rowwise scales for `tcemu gemm`
 before(): files derived from a golden file an earlier command wrote, made just before the
 command that reads them:
   kernel_output.npy, P.actual.bin, P.actual.npy
@@ -59,6 +60,8 @@ def prepare(scratch, cli_dir):
     g2 = bytearray(f32_tensor(1, 256, 4))
     g2[40:44] = struct.pack("<f", float("inf"))
     write_npy(os.path.join(scratch, "step2.npy"), "<f4", (256,), bytes(g2))
+    write_npy(os.path.join(scratch, "bias64.npy"), "<f4", (64,), f32_tensor(1, 64, 5))
+    write_npy(os.path.join(scratch, "rows64.npy"), "<f4", (64,), struct.pack("<64f", *[0.25 + i / 64 for i in range(64)]))
     with open(os.path.join(scratch, "found_inf_flags.txt"), "w") as f:
         f.write("0\n0\n1\n0\n0\n")
 

@@ -22,5 +22,6 @@ void add_quantize_command(CLI::App& app, Runner& run);  // quantize and dequanti
 void add_analyze_command(CLI::App& app, Runner& run);
 void add_lossscale_command(CLI::App& app, Runner& run);
 void add_mma_command(CLI::App& app, Runner& run);  // whole-matrix MMA on .npy operands
+void add_gemm_command(CLI::App& app, Runner& run);  // library GEMM: split-K plan and epilogue
 
 }  // namespace tcemu::cli

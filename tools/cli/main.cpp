@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   app.fallthrough();
   int threads = 0;
   app.add_option("--threads", threads,
-                 "threads for whole-matrix MMA, array conversions, golden generation, compare's model "
+                 "threads for whole-matrix MMA and GEMM, array conversions, golden generation, compare's model "
                  "diagnosis, quantize, dequantize and analyze (default: "
                  "TCEMU_NUM_THREADS, else every core)")
       ->check(CLI::Range(1, tcemu::kMaxThreads));
@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   tcemu::cli::add_analyze_command(app, run);
   tcemu::cli::add_lossscale_command(app, run);
   tcemu::cli::add_mma_command(app, run);
+  tcemu::cli::add_gemm_command(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -2,7 +2,7 @@
 // datapaths and the case's datapath with another final rounding or C entry (to say "RNE
 // instead of RZ") are DatapathParams values run through the emulator's mma_params; the rest
 // are written here: the plain CUDA-core accumulations a hand-written kernel does (f32 FMA,
-// f32 multiply-add, f64).
+// f32 multiply-add, f64), and the split-K plans of a library GEMM (tcemu/gemm.hpp).
 #include "tcemu_golden/models.hpp"
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include <set>
 
 #include "tcemu/datapath.hpp"
+#include "tcemu/gemm.hpp"
 #include "tcemu/mma.hpp"
 
 namespace tcemu::golden {
@@ -151,6 +152,63 @@ std::vector<Variant> datapath_variants(const DatapathParams& base, Fmt out) {
   return vs;
 }
 
+// cuBLASLt's split-K plan as bitequiv reconstructs it (docs/gemm.md): s = 2..16 chunks at the
+// documented grain (64 for f16/bf16, 128 for fp8), each chained from +0 through the case's
+// instruction, combined forward in f32, C added by the epilogue (fma(1, C, acc)). Only f32
+// accumulators and only plans with at least two non-empty chunks, each list of non-empty chunks
+// once (under the smallest s that gives it).
+void split_k_models(const Case& c, const std::shared_ptr<Shared>& sh, std::vector<AltModel>& out) {
+  const InstrEntry& e = *sh->e;
+  const MmaOptions opt = c.mma.options;
+  const int grain = cublaslt_split_grain(e.atype);
+  if (e.dtype != AccType::f32 || grain == 0 || opt.scale_input_d != -1 || grain % e.K) return;
+  std::set<std::vector<int>> seen;
+  for (int s = 2; s <= 16; ++s) {
+    std::vector<int> chunks = split_k_chunks(static_cast<int>(sh->K), s, grain);
+    std::vector<int> nonempty;
+    for (int k : chunks)
+      if (k > 0) nonempty.push_back(k);
+    // A larger s that only adds empty slices (+0 partials) is the same plan but for zero signs.
+    if (nonempty.size() < 2 || !seen.insert(nonempty).second) continue;
+    std::string sizes;
+    for (int k : chunks) {
+      if (!sizes.empty()) sizes.push_back('+');
+      sizes.append(std::to_string(k));
+    }
+    auto plan = std::make_shared<GemmPlan>();
+    plan->chunks = chunks;
+    plan->combine = Combine::f32_forward;
+    plan->mma.promote_every = opt.promote_every;
+    plan->mma.negate_a = opt.negate_a;
+    plan->mma.negate_b = opt.negate_b;
+    const bool use_c = sh->has_c && opt.scale_d;
+    plan->epilogue.beta = use_c ? 0x3F800000u : 0;
+    out.push_back({"cuBLASLt split-K s=" + std::to_string(s) + " (bitequiv plan)",
+                   "K in chunks " + sizes + " (grain " + std::to_string(grain) +
+                       "), each chained from +0, added forward in f32, then + C (facebookexperimental/triton #2752)",
+                   false, [sh, plan, use_c](size_t m, size_t n) {
+                     const Element el = sh->gather(m, n);
+                     MmaProblem pr;
+                     pr.M = pr.N = 1;
+                     pr.K = static_cast<int>(sh->K);
+                     pr.atype = sh->e->atype;
+                     pr.btype = sh->e->btype;
+                     pr.A = el.a;
+                     pr.B = el.b;
+                     std::vector<uint64_t> cc{use_c ? el.c : 0};
+                     pr.C = cc;
+                     if (sh->e->scale_type) {
+                       pr.scale_type = sh->e->scale_type;
+                       pr.scale_block = sh->e->scale_block;
+                       pr.sa = el.sa;
+                       pr.sb = el.sb;
+                     }
+                     const GemmResult r = gemm(*sh->e, pr, *plan, Exec{1});
+                     return r.D.empty() ? ~uint64_t{0} : r.D[0];  // an impossible code: never matches
+                   }});
+  }
+}
+
 void mma_models(const Case& c, std::vector<AltModel>& out) {
   const InstrEntry& e = *c.mma.entry;
   auto sh = std::make_shared<Shared>();
@@ -199,6 +257,7 @@ void mma_models(const Case& c, std::vector<AltModel>& out) {
     out.push_back({"FP32 promotion every 4 instructions", "tensor-core partial sums added into an f32 accumulator (DeepGEMM)",
                    false, [sh, o](size_t m, size_t n) { return sh->run(sh->e->params, sh->e->K, o, sh->gather(m, n)); }});
   }
+  split_k_models(c, sh, out);
   // CUDA-core accumulations in k order.
   out.push_back({"plain f32 FMA accumulation in k order",
                  "d = fmaf(a_k, b_k, d) for k = 0, 1, ... starting from C, each step rounded to nearest even in f32" +

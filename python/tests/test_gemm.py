@@ -390,3 +390,49 @@ def test_zero_signs_of_cutlass_epilogues():
     assert (tcemu.gemm(A, B, plan="cutlass-parallel", split_k=2, grain=64, **kw) == 0).all()
     # serial: partition 0 writes alpha * +0 = -0, partition 1 fma(alpha, +0, 1 * -0) = -0
     assert (tcemu.gemm(A, B, plan="cutlass-serial", split_k=2, grain=64, **kw) == 0x80000000).all()
+
+
+def test_f16_accumulator_partials_widen_exactly():
+    e = _instr("f16", "f16")
+    rng = np.random.default_rng(12)
+    A, B = f16_operands(rng, 2, 320, 8)
+    chunks = split_sizes(320, 3, 64)
+    D = tcemu.gemm(A, B, arch=ARCH, instr=e["ptx"], plan="cublaslt-bitequiv", split_k=3, out_type="f16")
+    parts = partials(A, B, e, chunks)  # f16 codes
+    want = np.zeros((2, 8), np.uint16)
+    for m in range(2):
+        for n in range(8):
+            p = [float(np.array([x[m, n]], np.uint16).view(np.float16)[0]) for x in parts]  # exact widening
+            acc = p[0]
+            for x in p[1:]:
+                acc = add(acc, x)
+            want[m, n] = out_code(epilogue("fold", acc, 0.0, 1.0, 0.0, 1.0, 1.0, None), "f16", False)
+    assert np.array_equal(D, want)
+
+
+def test_block_scaled_chunks_slice_the_scales():
+    arch = "sm_100a"
+    ptx = "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X"
+    kw = dict(arch=arch, instr=ptx, atype="e4m3", btype="e4m3", dtype="f32", stype="ue8m0")
+    rng = np.random.default_rng(13)
+    M, N, K = 2, 8, 256
+    A, B = fp8_operands(rng, M, K, N)
+    SA = rng.integers(120, 134, (M, K // 32), dtype=np.uint8)
+    SB = rng.integers(120, 134, (K // 32, N), dtype=np.uint8)
+    chunks = [64, 160, 32]
+    D = tcemu.gemm(A, B, scale_a=SA, scale_b=SB, chunks=chunks, **kw)
+    parts, k0 = [], 0
+    for kc in chunks:
+        parts.append(tcemu.mma(A[:, k0:k0 + kc], B[k0:k0 + kc], scale_a=SA[:, k0 // 32:(k0 + kc) // 32],
+                               scale_b=SB[k0 // 32:(k0 + kc) // 32], **kw))
+        k0 += kc
+    want = np.zeros((M, N), np.uint32)
+    for m in range(M):
+        for n in range(N):
+            acc = f32(parts[0][m, n])
+            for x in parts[1:]:
+                acc = add(acc, f32(x[m, n]))
+            want[m, n] = bits_f32(acc)
+    assert np.array_equal(D, want)
+    with pytest.raises(ValueError, match="scale block"):
+        tcemu.gemm(A, B, scale_a=SA, scale_b=SB, chunks=[48, 208], **kw)

@@ -153,86 +153,102 @@ GemmResult gemm(const InstrEntry& e, const MmaProblem& prob, const GemmPlan& pla
   const std::vector<int> chunks = chunks_of(plan, prob.K);
   const Epilogue& ep = plan.epilogue;
 
-  // The partials as f32 codes (f16 accumulators widen exactly).
-  std::vector<std::vector<uint32_t>> parts(chunks.size());
-  SubProblem sub;
-  int k0 = 0;
-  for (size_t j = 0; j < chunks.size(); ++j) {
-    parts[j].assign(MN, 0);
-    if (chunks[j] > 0) {
-      make_sub(prob, k0, chunks[j], sub);
-      const MmaResult r = mma(e, sub.p, plan.mma, exec);
-      if (!r.error.empty()) {
-        res.error = r.error;
-        return res;
-      }
-      const ConvertOptions exact;
-      for (size_t i = 0; i < MN; ++i)
-        parts[j][i] = e.dtype == AccType::f16 ? static_cast<uint32_t>(convert(Fmt::f16, Fmt::f32, r.D[i], exact).code)
-                                              : static_cast<uint32_t>(r.D[i]);
-    }
-    k0 += chunks[j];
-  }
-
   ConvertOptions oo;
   oo.round = ep.out_round;
   oo.satfinite = ep.satfinite;
   const Converter out(Fmt::f32, ep.out_type, oo);
   const Converter back(ep.out_type, Fmt::f32, ConvertOptions{});
   const bool one_chain = plan.chunks.empty();
+  Epilogue later = ep;  // cutlass-serial's partitions after the first: beta = 1, source = D
+  later.beta = kOne;
+  const bool has_bias = !ep.bias.empty();
+  auto scale_a = [&](size_t m) { return ep.a_scale.empty() ? kOne : ep.a_scale[ep.a_scale.size() == 1 ? 0 : m]; };
+  auto scale_b = [&](size_t n) { return ep.b_scale.empty() ? kOne : ep.b_scale[ep.b_scale.size() == 1 ? 0 : n]; };
+  auto bias_of = [&](size_t n) { return has_bias ? ep.bias[n] : 0u; };
+  auto c_of = [&](size_t i) { return prob.C.empty() ? 0u : static_cast<uint32_t>(prob.C[i]); };
+  // Element-wise a[i] = a[i] + b[i] (f32, RNE), over the rows on the threads.
+  auto add_into = [&](std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
+    parallel_for(M, exec, [&](size_t m) {
+      for (size_t i = m * N; i < (m + 1) * N; ++i) a[i] = f32_add(a[i], b[i]);
+    });
+  };
+
+  // Each chunk's partial (f32 codes; f16 accumulators widen exactly) is folded in as soon as it
+  // is computed: the running sum (forward, parallel), D (serial), or the pairwise tree held as
+  // a stack of complete blocks of 1, 2, 4, ... partials (at most log2(s) + 1 of them).
+  std::vector<uint32_t> acc;
+  std::vector<std::pair<std::vector<uint32_t>, size_t>> tree;
   res.D.assign(MN, 0);
+  SubProblem sub;
+  int k0 = 0;
+  for (size_t j = 0; j < chunks.size(); ++j) {
+    std::vector<uint32_t> p(MN, 0);
+    if (chunks[j] > 0) {
+      make_sub(prob, k0, chunks[j], sub);
+      const MmaResult r = mma(e, sub.p, plan.mma, exec);
+      if (!r.error.empty()) {
+        res.error = r.error;
+        res.D.clear();
+        return res;
+      }
+      const ConvertOptions exact;
+      for (size_t i = 0; i < MN; ++i)
+        p[i] = e.dtype == AccType::f16 ? static_cast<uint32_t>(convert(Fmt::f16, Fmt::f32, r.D[i], exact).code)
+                                       : static_cast<uint32_t>(r.D[i]);
+    }
+    k0 += chunks[j];
+    if (one_chain) {
+      acc = std::move(p);
+      continue;
+    }
+    switch (plan.combine) {
+      case Combine::f32_forward:
+        if (j == 0) acc = std::move(p);
+        else add_into(acc, p);
+        break;
+      case Combine::cutlass_parallel:
+        if (j == 0) acc.assign(MN, 0);  // ReduceSplitK: accumulator.clear()
+        add_into(acc, p);
+        break;
+      case Combine::cutlass_serial:
+        parallel_for(M, exec, [&](size_t m) {
+          for (size_t n = 0; n < N; ++n) {
+            const size_t i = m * N + n;
+            res.D[i] = j == 0 ? out(epilogue_f32(ep, p[i], c_of(i), scale_a(m), scale_b(n), has_bias, bias_of(n))).code
+                              : out(epilogue_f32(later, p[i], static_cast<uint32_t>(back(res.D[i]).code), scale_a(m),
+                                                 scale_b(n), has_bias, bias_of(n)))
+                                    .code;
+          }
+        });
+        break;
+      case Combine::f32_tree:
+        tree.emplace_back(std::move(p), 1);
+        while (tree.size() >= 2 && tree[tree.size() - 2].second == tree.back().second) {
+          add_into(tree[tree.size() - 2].first, tree.back().first);
+          tree[tree.size() - 2].second *= 2;
+          tree.pop_back();
+        }
+        break;
+    }
+  }
+  if (!one_chain && plan.combine == Combine::cutlass_serial) return res;
+  if (!one_chain && plan.combine == Combine::f32_tree) {
+    // The blocks left (sizes falling left to right) join from the right: the level-by-level
+    // pairing with an odd last one carried up gives exactly these sums.
+    while (tree.size() > 1) {
+      add_into(tree[tree.size() - 2].first, tree.back().first);
+      tree.pop_back();
+    }
+    acc = std::move(tree[0].first);
+  }
+  // ReduceSplitK calls the two-operand LinearCombination with a cleared (+0) source when beta
+  // is 0: fma(alpha, acc, beta * +0), not alpha * acc (they differ for a -0 product).
+  const bool cleared_source = !one_chain && plan.combine == Combine::cutlass_parallel && is_zero_f32(ep.beta);
   parallel_for(M, exec, [&](size_t m) {
-    const uint32_t sa = ep.a_scale.empty() ? kOne : ep.a_scale[ep.a_scale.size() == 1 ? 0 : m];
     for (size_t n = 0; n < N; ++n) {
       const size_t i = m * N + n;
-      const uint32_t sb = ep.b_scale.empty() ? kOne : ep.b_scale[ep.b_scale.size() == 1 ? 0 : n];
-      const bool has_bias = !ep.bias.empty();
-      const uint32_t bias = has_bias ? ep.bias[n] : 0;
-      const uint32_t c = prob.C.empty() ? 0 : static_cast<uint32_t>(prob.C[i]);
-      if (plan.combine == Combine::cutlass_serial && !one_chain) {
-        Epilogue later = ep;
-        later.beta = kOne;
-        uint64_t d = out(epilogue_f32(ep, parts[0][i], c, sa, sb, has_bias, bias)).code;
-        for (size_t j = 1; j < parts.size(); ++j) {
-          const uint32_t prev = static_cast<uint32_t>(back(d).code);
-          d = out(epilogue_f32(later, parts[j][i], prev, sa, sb, has_bias, bias)).code;
-        }
-        res.D[i] = d;
-        continue;
-      }
-      uint32_t acc = parts[0][i];
-      if (!one_chain) {
-        switch (plan.combine) {
-          case Combine::f32_forward:
-            for (size_t j = 1; j < parts.size(); ++j) acc = f32_add(acc, parts[j][i]);
-            break;
-          case Combine::cutlass_parallel:
-            acc = 0;
-            for (size_t j = 0; j < parts.size(); ++j) acc = f32_add(acc, parts[j][i]);
-            break;
-          case Combine::f32_tree: {
-            std::vector<uint32_t> level(parts.size());
-            for (size_t j = 0; j < parts.size(); ++j) level[j] = parts[j][i];
-            while (level.size() > 1) {
-              std::vector<uint32_t> next((level.size() + 1) / 2);
-              for (size_t j = 0; j < next.size(); ++j)
-                next[j] = 2 * j + 1 < level.size() ? f32_add(level[2 * j], level[2 * j + 1]) : level[2 * j];
-              level.swap(next);
-            }
-            acc = level[0];
-            break;
-          }
-          case Combine::cutlass_serial:
-            break;  // handled above
-        }
-      }
-      // ReduceSplitK calls the two-operand LinearCombination with a cleared (+0) source when
-      // beta is 0: fma(alpha, acc, beta * +0), not alpha * acc (they differ for a -0 product).
-      if (plan.combine == Combine::cutlass_parallel && !one_chain && is_zero_f32(ep.beta)) {
-        res.D[i] = out(f32_fma(ep.alpha, acc, f32_mul(ep.beta, 0))).code;
-        continue;
-      }
-      res.D[i] = out(epilogue_f32(ep, acc, c, sa, sb, has_bias, bias)).code;
+      res.D[i] = cleared_source ? out(f32_fma(ep.alpha, acc[i], f32_mul(ep.beta, 0))).code
+                                : out(epilogue_f32(ep, acc[i], c_of(i), scale_a(m), scale_b(n), has_bias, bias_of(n))).code;
     }
   });
   return res;

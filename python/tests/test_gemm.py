@@ -219,7 +219,7 @@ def test_split_sizes_are_the_documented_formula():
     assert tcemu.split_k_chunks(1000, 4, 64) == [256, 256, 256, 232]
 
 
-@pytest.mark.parametrize("plan,grain,s", [("f32-tree", 32, 5), ("cutlass-parallel", 64, 3), ("f32-forward", None, 4)])
+@pytest.mark.parametrize("plan,grain,s", [("f32-tree", 32, 5), ("f32-tree", 32, 6), ("f32-tree", 32, 7), ("f32-tree", 32, 9), ("cutlass-parallel", 64, 3), ("f32-forward", None, 4)])
 def test_combines(plan, grain, s):
     rng = np.random.default_rng(11 + s)
     A, B = fp8_operands(rng, 2, 288, 8)

@@ -77,6 +77,9 @@ def test_cli_matches_python(cli, tmp_path, operands, args, kw):
     (["--bias", "rows.npy"], "bias"),
     (["--bias-type", "bf16"], "without --bias"),
     (["--split-k", "2000"], "split_k"),
+    (["--split-k", "0"], "split_k"),
+    (["--split-k", "-1"], "split_k"),
+    (["--split-k", "2", "--grain", "0"], "grain"),
 ])
 def test_cli_bad_input(cli, tmp_path, operands, args, msg):
     cmd = ["gemm", "--arch", ARCH, "--instr", FP8["ptx"], str(tmp_path / "A.npy"), str(tmp_path / "B.npy")]

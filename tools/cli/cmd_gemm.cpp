@@ -29,6 +29,7 @@ struct GemmArgs {
   int promote_every = 0;
   bool negate_a = false, negate_b = false;
   int split_k = 0, grain = 0;
+  bool has_split_k = false, has_grain = false;  // given on the command line
   std::string chunks, plan, epilogue;
   std::string alpha = "1", beta = "0", a_scale, b_scale, bias, bias_type;
   std::string out_type = "f32", out_round = "rn";
@@ -137,9 +138,8 @@ int run_gemm(const GemmArgs& g) {
   GemmPlan plan;
   PlanRequest req;
   if (!g.plan.empty()) req.plan = g.plan;
-  if (g.split_k) req.split_k = g.split_k;
-  if (g.grain) req.grain = g.grain;
-  if (g.split_k < 0 || g.grain < 0) throw InputError("--split-k and --grain: must be at least 1");
+  if (g.has_split_k) req.split_k = g.split_k;
+  if (g.has_grain) req.grain = g.grain;
   if (!g.chunks.empty()) req.chunks = chunks_arg(g.chunks);
   if (!g.epilogue.empty()) req.epilogue = g.epilogue;
   Epilogue& ep = plan.epilogue;
@@ -261,8 +261,8 @@ void add_gemm_command(CLI::App& app, Runner& run) {
   c->add_flag("--negate-a", g->negate_a, "wgmma imm-scale-a = -1");
   c->add_flag("--negate-b", g->negate_b, "wgmma imm-scale-b = -1");
   c->add_option("--plan", g->plan, "cublaslt-bitequiv, cutlass-serial, cutlass-parallel, f32-forward, f32-tree");
-  c->add_option("--split-k", g->split_k, "split K into s chunks of ceil(ceil(K/grain)/s)*grain (1..1024)");
-  c->add_option("--grain", g->grain, "the split grain (CUTLASS: the tile's K; cublaslt-bitequiv fixes it)");
+  auto* split_opt = c->add_option("--split-k", g->split_k, "split K into s chunks of ceil(ceil(K/grain)/s)*grain (1..1024)");
+  auto* grain_opt = c->add_option("--grain", g->grain, "the split grain (CUTLASS: the tile's K; cublaslt-bitequiv fixes it)");
   c->add_option("--chunks", g->chunks, "explicit chunk K sizes, comma-separated (128,128,64)");
   c->add_option("--epilogue", g->epilogue, "epilogue order: fold (default), cutlass-sm90, cutlass-2x, sequential");
   c->add_option("--alpha", g->alpha, "alpha (a decimal number, rounded to f32)")->capture_default_str();
@@ -275,7 +275,11 @@ void add_gemm_command(CLI::App& app, Runner& run) {
   c->add_option("--out-round", g->out_round, "D's rounding: rn, rna, rz, rd, ru")->capture_default_str();
   c->add_flag("--satfinite", g->satfinite, "overflow gives +-MAX_NORM instead of Inf/NaN");
   c->add_flag("-q,--quiet", g->quiet, "no summary line");
-  c->callback([&run, g] { run = [g] { return run_gemm(*g); }; });
+  c->callback([&run, g, split_opt, grain_opt] {
+    g->has_split_k = split_opt->count() > 0;
+    g->has_grain = grain_opt->count() > 0;
+    run = [g] { return run_gemm(*g); };
+  });
 }
 
 }  // namespace tcemu::cli

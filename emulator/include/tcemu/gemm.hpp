@@ -97,7 +97,7 @@ struct GemmPlan {
   MmaOptions mma;  // promotion, negation (scale_d / scale_input_d must stay at their defaults)
 };
 
-// At most this many chunks (split_k and explicit chunk lists): each holds an M x N partial.
+// At most this many chunks (split_k and explicit chunk lists).
 inline constexpr int kMaxSplits = 1024;
 
 // The split-K chunks a library computes from a split count s and a grain G: chunk =

@@ -13,7 +13,8 @@ from ._convert import convert, cvt, decode, encode, conventions, cvt_instruction
 from ._formats import Format, formats
 from ._device import cuda_status
 from ._mma import dot, instructions, mma, mma_params
-from ._quant import GradScaler, LossScaler, MegatronScaler, Quantized, dequantize, quantize, recipe_options, recipes
+from ._quant import (DelayedScaling, GradScaler, LossScaler, MegatronScaler, Quantized, dequantize, fp8_cast, quantize,
+                     recipe_options, recipes)
 from . import golden
 from .golden import compare
 from . import testing
@@ -22,6 +23,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "convert", "encode", "decode", "cvt", "conventions", "cvt_instructions", "formats", "Format",
-    "mma", "mma_params", "dot", "cuda_status", "instructions", "quantize", "dequantize", "Quantized", "recipes", "recipe_options", "GradScaler",
+    "mma", "mma_params", "dot", "cuda_status", "instructions", "quantize", "dequantize", "fp8_cast", "DelayedScaling", "Quantized", "recipes", "recipe_options", "GradScaler",
     "LossScaler", "MegatronScaler", "golden", "compare", "testing",
 ]

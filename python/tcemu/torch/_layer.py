@@ -35,6 +35,14 @@ def to_f32(t, where, what):
     return np.ascontiguousarray(x.to(torch.float32).numpy())
 
 
+def cast_tensor(t, dtype):
+    """t rounded to dtype (f16 / bf16, round to nearest even) by tcemu's converter."""
+    out_type = _OUT_TYPE[dtype]
+    v = np.ascontiguousarray(t.detach().cpu().to(torch.float32).numpy()).view(np.uint32)
+    from .._convert import convert
+    return from_codes(convert(v, "f32", out_type), out_type, t.device)
+
+
 def from_codes(codes, out_type, device):
     np_dt, int_dt, dt = _CODE_DTYPE[out_type]
     t = torch.from_numpy(np.ascontiguousarray(codes).view(np_dt.__name__.replace("uint", "int")))
@@ -128,7 +136,8 @@ class Layer:
         x2 = to_f32(x, self.name, "input")
         qx = self.quantize("input", "rowwise", x2)
         qw = self._weight(w)
-        y = run_gemm(self.recipe, "fprop", self.arch, qx, qw, out_dtype, x.device, bias=bias, where=self.name)
+        y = run_gemm(self.recipe, "fprop", self.arch, qx, qw, out_dtype, x.device, bias=self.recipe.bias(bias),
+                     where=self.name)
         saved = torch.zeros(4, dtype=torch.float32)
         if qx.scale_used is not None:
             saved[0], saved[1] = float(qx.scale_used[0]), float(qx.scale_used[1])
@@ -148,7 +157,7 @@ class Layer:
         if need_dx:
             w2 = to_f32(w, self.name, "weight")
             qwt = self.quantize("weight", "columnwise", np.ascontiguousarray(w2.T), scale=sw)
-            dx = run_gemm(r, "dgrad", self.arch, qdy, qwt, r.output_dtype(dy.dtype), dy.device, where=self.name)
+            dx = run_gemm(r, "dgrad", self.arch, qdy, qwt, r.output_dtype(x.dtype), dy.device, where=self.name)
             dx = dx.reshape(*x.shape)
         if need_dw:
             x2 = to_f32(x, self.name, "input")
@@ -158,7 +167,7 @@ class Layer:
             else:
                 qdyt = self.quantize("grad_output", "columnwise", np.ascontiguousarray(dy2.T))
             qxt = self.quantize("input", "columnwise", np.ascontiguousarray(x2.T), scale=sx)
-            dw = run_gemm(r, "wgrad", self.arch, qdyt, qxt, w.dtype, w.device, where=self.name)
+            dw = run_gemm(r, "wgrad", self.arch, qdyt, qxt, r.output_dtype(w.dtype), w.device, where=self.name)
         self._end_of(("grad_output",))
         return dx, dw
 

@@ -77,6 +77,10 @@ class Recipe:
         the module's compute dtype)."""
         return input_dtype
 
+    def bias(self, bias):
+        """The bias as the GEMM's epilogue reads it (None stays None)."""
+        return bias
+
     def instr(self, role, arch, qa, qb):
         """The Instr of GEMM `role` on arch for operands qa, qb (QOperand)."""
         if role in self.instr_override:
@@ -125,6 +129,13 @@ class AMP(Recipe):
 
     def output_dtype(self, input_dtype):
         return self.dtype
+
+    def bias(self, bias):
+        """torch.autocast casts the bias of F.linear to the lower precision as well."""
+        if bias is None or bias.dtype == self.dtype:
+            return bias
+        from ._layer import cast_tensor
+        return cast_tensor(bias, self.dtype)
 
     def __repr__(self):
         return f"AMP(dtype={self.dtype})"

@@ -240,17 +240,27 @@ class NVFP4BlockScaling(Recipe):
 class TorchaoMX(Recipe):
     """torchao MX training (torchao/prototype/mx_formats, mx_tensor.py to_mx): every operand
     e4m3 in blocks of 32 along K, scale_calculation_mode 'floor' (the `mx` preset) or 'rceil'
-    (`mxfp8-torchao`); the GEMM on the block-scaled kind, output in the activations' dtype."""
+    (`mxfp8-torchao`); the GEMM on the block-scaled kind, output in the activations' dtype.
+    variant='torchao-0.18' follows the v0.18.0 release (what PyPI's torchao 0.18.0 runs)
+    instead of the pinned commit; they differ only for blocks whose scale code is 0 or whose
+    amax is not finite."""
 
     upstream = "torchao/prototype/mx_formats/mx_tensor.py (to_mx)"
 
-    def __init__(self, scale_calculation_mode="floor", **kw):
+    def __init__(self, scale_calculation_mode="floor", variant="current", **kw):
         super().__init__(**kw)
         if scale_calculation_mode not in ("floor", "rceil"):
             raise ValueError("scale_calculation_mode: 'floor' or 'rceil' (ceil and even are tcemu.quantize options)")
-        self.mode = scale_calculation_mode
+        if variant not in ("current", "torchao-0.18"):
+            raise ValueError(f"variant: 'current' (torchao 36027d8) or 'torchao-0.18' (the v0.18.0 release), got {variant!r}")
+        self.mode, self.variant = scale_calculation_mode, variant
         self.name = f"torchao-mxfp8-{self.mode}"
-        self._q = qz.Blocked("mx" if self.mode == "floor" else "mxfp8-torchao", "mx", 32)
+        # torchao <= v0.18.0: FLOOR divides by max(2^(e-127), 2^-126) (MX variant torchao-0.18),
+        # RCEIL is the older log2 rule (scale rceil-legacy); docs/quantization.md.
+        opts = {}
+        if variant == "torchao-0.18":
+            opts = {"variant": "torchao-0.18"} if self.mode == "floor" else {"scale": "rceil-legacy"}
+        self._q = qz.Blocked("mx" if self.mode == "floor" else "mxfp8-torchao", "mx", 32, opts)
 
     def quantizer(self, tensor):
         return self._q

@@ -14,18 +14,6 @@ import torch
 from .._formats import formats
 
 _active = []
-_FMT = {}
-
-
-def _fmt_info(name):
-    if not _FMT:
-        for f in formats():
-            _FMT[f["name"] if isinstance(f, dict) else f.name] = f
-    return _FMT[name]
-
-
-def _field(f, key):
-    return f[key] if isinstance(f, dict) else getattr(f, key)
 
 
 def _sqnr_db(ref, got):
@@ -45,22 +33,14 @@ def operand_stats(q):
     """The statistics of one QOperand against its float32 source."""
     src = np.asarray(q.source, np.float64)
     deq = q.dequantized()
-    f = _fmt_info(q.fmt)
-    width, ebits, mbits = _field(f, "width"), _field(f, "exp_bits"), _field(f, "man_bits")
+    f = formats[q.fmt]
     codes = np.asarray(q.codes).astype(np.int64)
-    if width >= 16 or q.fmt in ("e4m3", "e5m2", "e2m1", "e3m2", "e2m3"):
-        sign = 1 << (width - 1)
-        mag = codes & (sign - 1)
-        exp = mag >> mbits
-        man = mag & ((1 << mbits) - 1)
-        finite = np.isfinite(deq)
-        top = int(np.max(np.where(finite, mag, 0))) if mag.size else 0
-        max_code = _max_code(q.fmt, ebits, mbits)
-        saturated = finite & (mag == max_code) & (np.abs(src) > np.abs(deq))
-        subnormal = (exp == 0) & (man != 0)
-    else:
-        saturated = subnormal = np.zeros(codes.shape, bool)
-        top = 0
+    mag = codes & ((1 << (f.width - 1)) - 1)  # every element format here is signed
+    exp = mag >> f.man_bits
+    man = mag & ((1 << f.man_bits) - 1)
+    finite = np.isfinite(deq)
+    saturated = finite & (mag == f.max_finite) & (np.abs(src) > np.abs(deq))
+    subnormal = (exp == 0) & (man != 0)
     nz = src != 0
     n = max(src.size, 1)
     amax = float(np.nanmax(np.abs(src))) if src.size else 0.0
@@ -68,10 +48,12 @@ def operand_stats(q):
         "format": q.fmt,
         "scaling": q.scaling or ("per-tensor" if q.scale_inv is not None else "none"),
         "shape": list(src.shape),
-        "amax": amax if math.isfinite(amax) else str(amax),
+        "amax": amax,
         "saturated": float(np.count_nonzero(saturated)) / n,
         "flushed_to_zero": float(np.count_nonzero(nz & (deq == 0))) / n,
         "subnormal": float(np.count_nonzero(subnormal & nz)) / n,
+        "nan_in": int(np.count_nonzero(np.isnan(src))),
+        "inf_in": int(np.count_nonzero(np.isinf(src))),
         "nan": int(np.count_nonzero(np.isnan(deq))),
         "inf": int(np.count_nonzero(np.isinf(deq))),
         "sqnr_db": _sqnr_db(src, deq),
@@ -82,17 +64,7 @@ def operand_stats(q):
         out["scale_codes"] = {"min": int(np.min(q.scales)), "max": int(np.max(q.scales))}
     if q.amax is not None:
         out["tensor_amax"] = float(q.amax)
-    del top
     return out
-
-
-def _max_code(fmt, ebits, mbits):
-    """The magnitude bits of the largest finite code."""
-    if fmt == "e4m3":
-        return 0x7E
-    if fmt in ("e2m1", "e3m2", "e2m3"):
-        return (1 << (ebits + mbits)) - 1
-    return (((1 << ebits) - 2) << mbits) | ((1 << mbits) - 1)  # IEEE-like: f16, bf16, e5m2
 
 
 def record(where, role, qa, qb, out, bias, ins):

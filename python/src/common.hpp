@@ -76,6 +76,7 @@ inline py::array narrow(const std::vector<uint64_t>& codes, int bytes, std::vect
 void init_formats(py::module_& m);
 void init_convert(py::module_& m);
 void init_mma(py::module_& m);
+void init_gemm(py::module_& m);
 void init_quant(py::module_& m);
 void init_golden(py::module_& m);
 void init_cuda(py::module_& m);

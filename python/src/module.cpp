@@ -10,6 +10,7 @@ PYBIND11_MODULE(_tcemu, m) {
   b::init_formats(m);
   b::init_convert(m);
   b::init_mma(m);
+  b::init_gemm(m);
   b::init_quant(m);
   b::init_golden(m);
   b::init_cuda(m);

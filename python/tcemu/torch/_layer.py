@@ -52,8 +52,9 @@ def from_codes(codes, out_type, device):
 
 def run_gemm(recipe, role, arch, qa, qb, out_dtype, device, *, bias=None, where="layer"):
     """D = A B^T of two QOperands through the recipe's instruction for `role`, with the
-    epilogue of the recipe's library (per-tensor scale_inv factors or NVFP4's alpha, bias, the
-    output conversion), as a torch tensor of out_dtype (M x N). K is padded with zero codes to a
+    epilogue of the recipe's library (per-tensor scale_inv factors as a_scale / b_scale or
+    NVFP4's alpha, bias, the output conversion; tcemu.gemm's `fold` order unless the recipe
+    names another), as a torch tensor of out_dtype (M x N). K is padded with zero codes to a
     multiple of the instruction's K, as the kernels' zero fill of out-of-bounds tiles does."""
     from .._gemm import gemm  # tcemu.gemm: the GEMM plan and its epilogue (docs/gemm.md)
 
@@ -80,6 +81,8 @@ def run_gemm(recipe, role, arch, qa, qb, out_dtype, device, *, bias=None, where=
     out_type = _OUT_TYPE[out_dtype]
     if bias is not None:
         kw["bias"] = bias.detach().cpu()
+    if recipe.epilogue is not None:
+        kw["epilogue"] = recipe.epilogue
     d = gemm(a, np.ascontiguousarray(b.T), promote_every=recipe.promotion(role, arch), out_type=out_type,
              threads=recipe.threads, **kw)
     out = from_codes(d, out_type, device)

@@ -49,6 +49,7 @@ class Recipe:
         split accumulation (use_split_accumulator=True) on sm_89 / sm_90a. cuBLAS's interval
         is not public: the default 4 (4 x k32 = 128 elements of K) is DeepGEMM's, as the
         DeepSeek-V3 report describes it; 0 turns promotion off;
+      epilogue: the tcemu.gemm epilogue order (None: its default, `fold`; docs/gemm.md);
       threads: tcemu.mma threads per GEMM (None: every core)."""
 
     name = "recipe"
@@ -56,13 +57,14 @@ class Recipe:
     upstream = ""
     fast_accumulation = {"fprop": True, "dgrad": True, "wgrad": True}
 
-    def __init__(self, *, instr=None, promote_every=4, threads=None):
+    def __init__(self, *, instr=None, promote_every=4, epilogue=None, threads=None):
         if instr is not None and (not isinstance(instr, dict) or set(instr) - set(ROLES)):
             raise ValueError(f"instr: a dict with keys among {', '.join(ROLES)} is required, got {instr!r}")
         if isinstance(promote_every, bool) or not isinstance(promote_every, int) or promote_every < 0:
             raise ValueError(f"promote_every: a non-negative int is required, got {promote_every!r}")
         self.instr_override = dict(instr or {})
         self.promote_every = promote_every
+        self.epilogue = epilogue
         self.threads = threads
 
     # What subclasses define.

@@ -192,3 +192,15 @@ def test_errors_name_the_layer():
         tt.convert(nn.Sequential(nn.Linear(64, 32)), "mxfp8", arch="sm_100a")
     with pytest.raises(ValueError, match="unknown recipe"):
         tt.recipe("fp9")
+
+
+def test_convert_again_replaces_the_recipe():
+    torch.manual_seed(10)
+    m = Block()
+    fresh = copy.deepcopy(m)
+    tt.convert(m, tt.Float32(), arch="sm_90a")
+    tt.convert(m, tt.Float8CurrentScaling(), arch="sm_90a", inference=True)
+    tt.convert(fresh, tt.Float8CurrentScaling(), arch="sm_90a", inference=True)
+    x = data(11)
+    assert isinstance(m.up.tcemu_layer.recipe, tt.Float8CurrentScaling) and m.up.tcemu_layer.inference
+    np.testing.assert_array_equal(bits(m(x)), bits(fresh(x)))

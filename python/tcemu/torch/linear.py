@@ -29,6 +29,7 @@ class EmulatedLinear(nn.Linear):
                 new.__dict__[k] = v
         new._forward_hooks, new._forward_pre_hooks = mod._forward_hooks, mod._forward_pre_hooks
         new._backward_hooks = mod._backward_hooks
+        new.__dict__.pop("tcemu_layer", None)
         new.tcemu_layer = Layer(recipe, arch, name, inference=inference)
         _ops.register(new.tcemu_layer)
         return new
@@ -61,7 +62,8 @@ def convert(model, recipe, *, arch, filter_fn=None, inference=False):
     filter_fn(module, qualified_name) is true) by an EmulatedLinear of the recipe on `arch`,
     and returns the model. inference=True: fprop only, weights quantized once per weight
     version (FP8 inference). The parameters, the state dict and every other module are
-    untouched; an optimizer built on the model's parameters keeps working."""
+    untouched; an optimizer built on the model's parameters keeps working. An EmulatedLinear
+    is converted again (a new recipe, arch or mode, and fresh per-layer state)."""
     check_recipe_arch(recipe, arch)
     if filter_fn is not None and not callable(filter_fn):
         raise TypeError("filter_fn: a callable (module, name) -> bool is required")
@@ -72,7 +74,8 @@ def convert(model, recipe, *, arch, filter_fn=None, inference=False):
     for name, mod in model.named_modules():
         for child_name, child in mod.named_children():
             full = f"{name}.{child_name}" if name else child_name
-            if type(child) is nn.Linear and (filter_fn is None or filter_fn(child, full)):
+            swappable = type(child) is nn.Linear or isinstance(child, EmulatedLinear)
+            if swappable and (filter_fn is None or filter_fn(child, full)):
                 todo.append((mod, child_name, child, full))
     for parent, child_name, child, full in todo:
         setattr(parent, child_name, EmulatedLinear.from_linear(child, recipe, arch, full, inference=inference))

@@ -19,6 +19,26 @@ _CODE_DTYPE = {"f32": (np.uint32, torch.int32, torch.float32), "bf16": (np.uint1
                "f16": (np.uint16, torch.int16, torch.float16)}
 _ONE_SCALE = {"ue8m0": 0x7F, "ue4m3": 0x38}  # the code of 1.0: scales of the zero padding of K
 _handles = itertools.count(1)
+_gemm_recorders = []
+
+
+class GemmRecorder:
+    """While active (a context manager), every emulated GEMM is appended to .problems as the
+    keyword arguments of tcemu.gemm (a, b, arch, instr, scales, alpha, bias, out_type ...) plus
+    "fn": "gemm", "layer" and "gemm" (fprop / dgrad / wgrad): a model step's GEMMs, to replay
+    elsewhere (tcemu.dask.map_gemms) or to save as golden inputs. Drop "layer" and "gemm"
+    before passing one to tcemu.gemm."""
+
+    def __init__(self):
+        self.problems = []
+
+    def __enter__(self):
+        _gemm_recorders.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _gemm_recorders.remove(self)
+        return False
 
 
 def to_f32(t, where, what):
@@ -83,8 +103,11 @@ def run_gemm(recipe, role, arch, qa, qb, out_dtype, device, *, bias=None, where=
         kw["bias"] = bias.detach().cpu()
     if recipe.epilogue is not None:
         kw["epilogue"] = recipe.epilogue
-    d = gemm(a, np.ascontiguousarray(b.T), promote_every=recipe.promotion(role, arch), out_type=out_type,
-             threads=recipe.threads, **kw)
+    kw.update(promote_every=recipe.promotion(role, arch), out_type=out_type)
+    bt = np.ascontiguousarray(b.T)
+    for rec in _gemm_recorders:
+        rec.problems.append({"fn": "gemm", "a": a, "b": bt, **kw, "layer": where, "gemm": role})
+    d = gemm(a, bt, threads=recipe.threads, **kw)
     out = from_codes(d, out_type, device)
     _stats.record(where, role, qa, qb, out, bias, ins)
     return out

@@ -5,6 +5,7 @@ inference weight cache) and the statistics hook. No arithmetic of its own: tcemu
 computes every value; torch only moves tensors in and out."""
 
 import itertools
+import time
 
 import numpy as np
 import torch
@@ -20,6 +21,9 @@ _CODE_DTYPE = {"f32": (np.uint32, torch.int32, torch.float32), "bf16": (np.uint1
 _ONE_SCALE = {"ue8m0": 0x7F, "ue4m3": 0x38}  # the code of 1.0: scales of the zero padding of K
 _handles = itertools.count(1)
 _gemm_recorders = []
+# Seconds spent in tcemu.gemm and in the quantizers, and the GEMMs' multiply-adds, since the
+# process started (python/bench/bench_torch.py reads them; two perf_counter calls a GEMM).
+TIMES = {"gemm": 0.0, "quantize": 0.0, "macs": 0}
 
 
 class GemmRecorder:
@@ -107,7 +111,10 @@ def run_gemm(recipe, role, arch, qa, qb, out_dtype, device, *, bias=None, where=
     bt = np.ascontiguousarray(b.T)
     for rec in _gemm_recorders:
         rec.problems.append({"fn": "gemm", "a": a, "b": bt, **kw, "layer": where, "gemm": role})
+    t0 = time.perf_counter()
     d = gemm(a, bt, threads=recipe.threads, **kw)
+    TIMES["gemm"] += time.perf_counter() - t0
+    TIMES["macs"] += a.shape[0] * bt.shape[1] * k
     out = from_codes(d, out_type, device)
     _stats.record(where, role, qa, qb, out, bias, ins)
     return out
@@ -136,7 +143,10 @@ class Layer:
         if tensor in self.recipe.stochastic:
             ctx.seed = (getattr(self.recipe, "seed", 0) * 1000003 + self.handle) & 0xFFFFFFFFFFFFFFFF
             self.sr_offset += x.size
-        return q(x, ctx)
+        t0 = time.perf_counter()
+        out = q(x, ctx)
+        TIMES["quantize"] += time.perf_counter() - t0
+        return out
 
     def _end_of(self, tensors):
         for t in tensors:

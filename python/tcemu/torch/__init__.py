@@ -17,6 +17,7 @@ except ImportError as err:  # pragma: no cover - exercised where torch is absent
 from ._instr import ARCHES, Instr, default_instr
 from ._layer import GemmRecorder
 from ._stats import Recorder
+from .interop import TorchQuantized, dtype_of, quantize, to_torch
 from .linear import EmulatedLinear, convert
 from .mode import autocast
 from .recipes import (AMP, DelayedScaling, Float8CurrentScaling, Float32, Format, MXFP8BlockScaling, NVFP4BlockScaling,
@@ -25,4 +26,5 @@ from .scaler import GradScaler
 
 __all__ = ["convert", "autocast", "EmulatedLinear", "Recorder", "GemmRecorder", "GradScaler", "Recipe", "Float32", "AMP",
            "DelayedScaling", "Float8CurrentScaling", "MXFP8BlockScaling", "NVFP4BlockScaling", "TorchaoMX",
-           "TorchaoNVFP4", "TorchaoFloat8", "Format", "recipe", "recipe_names", "ARCHES", "Instr", "default_instr"]
+           "TorchaoNVFP4", "TorchaoFloat8", "Format", "recipe", "recipe_names", "ARCHES", "Instr", "default_instr", "to_torch", "dtype_of", "quantize",
+           "TorchQuantized"]

@@ -15,7 +15,7 @@ except ImportError as err:  # pragma: no cover - exercised where torch is absent
     raise ImportError("tcemu.torch needs PyTorch 2.x (pip install torch); `import tcemu` works without it") from err
 
 from ._instr import ARCHES, Instr, default_instr
-from ._layer import GemmRecorder
+from ._layer import GemmRecorder, counters
 from ._stats import Recorder
 from .interop import TorchQuantized, dtype_of, quantize, to_torch
 from .linear import EmulatedLinear, convert
@@ -24,7 +24,7 @@ from .recipes import (AMP, DelayedScaling, Float8CurrentScaling, Float32, Format
                       Recipe, TorchaoFloat8, TorchaoMX, TorchaoNVFP4, recipe, recipe_names)
 from .scaler import GradScaler
 
-__all__ = ["convert", "autocast", "EmulatedLinear", "Recorder", "GemmRecorder", "GradScaler", "Recipe", "Float32", "AMP",
+__all__ = ["convert", "autocast", "EmulatedLinear", "Recorder", "GemmRecorder", "counters", "GradScaler", "Recipe", "Float32", "AMP",
            "DelayedScaling", "Float8CurrentScaling", "MXFP8BlockScaling", "NVFP4BlockScaling", "TorchaoMX",
            "TorchaoNVFP4", "TorchaoFloat8", "Format", "recipe", "recipe_names", "ARCHES", "Instr", "default_instr", "to_torch", "dtype_of", "quantize",
            "TorchQuantized"]

@@ -26,6 +26,12 @@ _gemm_recorders = []
 TIMES = {"gemm": 0.0, "quantize": 0.0, "macs": 0}
 
 
+def counters():
+    """{"gemm_seconds", "quantize_seconds", "macs"}: the time spent in tcemu.gemm and in the
+    quantizers, and the GEMMs' multiply-adds, since the process started."""
+    return {"gemm_seconds": TIMES["gemm"], "quantize_seconds": TIMES["quantize"], "macs": TIMES["macs"]}
+
+
 class GemmRecorder:
     """While active (a context manager), every emulated GEMM is appended to .problems as the
     keyword arguments of tcemu.gemm (a, b, arch, instr, scales, alpha, bias, out_type ...) plus

@@ -263,3 +263,59 @@ def test_threads_do_not_change_bits():
     for o in outs[1:]:
         for a, b in zip(o, outs[0]):
             np.testing.assert_array_equal(bits(a), bits(b))
+
+
+@pytest.mark.parametrize("arch,recipe,kind", [("sm_80", tt.AMP(torch.bfloat16), "amp"),
+                                              ("sm_89", tt.Float8CurrentScaling(), "fp8"),
+                                              ("sm_100a", tt.Float8CurrentScaling(), "fp8"),
+                                              ("sm_120a", tt.MXFP8BlockScaling(), "mx"),
+                                              ("sm_120a", tt.NVFP4BlockScaling(disable_stochastic_rounding=True), "nvfp4")])
+def test_default_instruction_of_each_arch(arch, recipe, kind):
+    """fprop on each arch's default instruction equals tcemu.mma on that catalog entry."""
+    lin, x, dy = model_and_data(k=64, n=32, m=32, bias=False)
+    wrap = torch.nn.Sequential(copy.deepcopy(lin))
+    tt.convert(wrap, recipe, arch=arch)
+    y = wrap(x.detach())
+    X, W = f32(x), f32(lin.weight)
+    if kind == "amp":
+        A, B, fa = bits(x.detach().to(torch.bfloat16)), bits(lin.weight.detach().to(torch.bfloat16)), "bf16"
+        ins = tt.default_instr(arch, fa, fa)
+        d = tcemu.mma(A, np.ascontiguousarray(B.T), **ins.kwargs()).view(F32)
+        np.testing.assert_array_equal(bits(y), bits(out_cast(d, torch.bfloat16)))
+        assert ins.instr == "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
+        return
+    if kind == "fp8":
+        qx, qw = (tcemu.quantize(v, "fp8-current") for v in (X, W))
+        ins = tt.default_instr(arch, "e4m3", "e4m3")
+        d = tcemu.mma(qx.codes, np.ascontiguousarray(qw.codes.T), **ins.kwargs()).view(F32)
+        d = d * F32(F32(F32(1.0) * qx.scales.reshape(-1)[0]) * qw.scales.reshape(-1)[0])
+    elif kind == "mx":
+        qx, qw = (tcemu.quantize(v, "mxfp8") for v in (X, W))
+        ins = tt.default_instr(arch, "e4m3", "e4m3", "mx")
+        d = tcemu.mma(qx.codes, np.ascontiguousarray(qw.codes.T), scale_a=qx.scales, scale_b=np.ascontiguousarray(qw.scales.T),
+                      **ins.kwargs()).view(F32)
+    else:
+        qx, qw = tcemu.quantize(X, "nvfp4"), tcemu.quantize(W, "nvfp4-2d")
+        ins = tt.default_instr(arch, "e2m1", "e2m1", "nvfp4")
+        sw = np.ascontiguousarray(np.repeat(qw.scales, 16, axis=0)[:W.shape[0]].T)
+        d = tcemu.mma(qx.codes, np.ascontiguousarray(qw.codes.T), scale_a=qx.scales, scale_b=sw, **ins.kwargs()).view(F32)
+        factor_inv = F32(1.0) / F32(F32(F32(F32(6.0) * F32(6.0)) * F32(448.0)) * F32(448.0))
+        d = d * F32(F32(F32(F32(1.0) * F32(qx.amax)) * F32(qw.amax)) * factor_inv)
+    np.testing.assert_array_equal(bits(y), d.astype(F32).view(np.uint32))
+
+
+def test_instruction_override():
+    """Any catalog entry of the arch: wgmma N = 16 gives the N = 8 entry's bits (N only tiles D);
+    a spelling the arch lacks, or of other operand types, is refused with the layer's types."""
+    lin, x, dy = model_and_data(k=64, n=32, m=32)
+    over = {r: "wgmma.mma_async.sync.aligned.m64n16k32.f32." + ("e4m3.e4m3" if r == "fprop" else "e5m2.e4m3")
+            for r in ("fprop", "dgrad")}
+    a = run_emulated(tt.Float8CurrentScaling(instr=over), "sm_90a", lin, x, dy)
+    b = run_emulated(tt.Float8CurrentScaling(), "sm_90a", lin, x, dy)
+    for u, v in zip(a[:3], b[:3]):
+        np.testing.assert_array_equal(bits(u), bits(v))
+    bad = tt.Float8CurrentScaling(instr={"fprop": "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16"})
+    with pytest.raises(ValueError, match="sm_90a has no wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 for e4m3 x e4m3"):
+        run_emulated(bad, "sm_90a", lin, x, dy)
+    with pytest.raises(ValueError, match="instr: a dict"):
+        tt.Float8CurrentScaling(instr={"forward": "x"})

@@ -4,6 +4,8 @@
 // "recipe" object of a golden file (docs/golden.md), and an error names the option.
 #include <pybind11/stl.h>
 
+#include "tcemu/catalog.hpp"
+
 #include <bit>
 #include <nlohmann/json.hpp>
 
@@ -12,6 +14,7 @@
 #include "tcemu/loss_scale.hpp"
 #include "tcemu/philox.hpp"
 #include "tcemu/quant_recipe.hpp"
+#include "tcemu/gemm_kblock.hpp"
 #include "tcemu/quant_gemm_scales.hpp"
 #include "tcemu/quant_scaling.hpp"
 #include "tcemu_golden/golden.hpp"
@@ -235,6 +238,47 @@ void init_quant(py::module_& m) {
   m.def("te_nvfp4_gemm_alpha", &quant::te_nvfp4_gemm_alpha, py::arg("alpha_in"), py::arg("amax_a"), py::arg("amax_b"),
         py::arg("e4m3_max_a") = 448.0f, py::arg("e4m3_max_b") = 448.0f,
         "TransformerEngine's NVFP4 GEMM alpha: alpha_in * amax_a * amax_b * (1 / (36 * max_a * max_b)), f32");
+
+  // The K-block-scaled GEMM of blockwise FP8 (tcemu/gemm_kblock.hpp): sa, sb, bias as f32 codes.
+  m.def("gemm_kblock_codes", [](const std::string& arch, const std::string& instr, const std::optional<std::string>& atype,
+                                const std::optional<std::string>& btype, const py::array& a, const py::array& b, int M,
+                                int N, int K, const py::array& sa, const py::array& sb, int block,
+                                const std::optional<py::array>& bias, const std::string& out_type,
+                                const std::string& out_round, bool satfinite, int promote_every, int threads) {
+    auto opt_fmt = [](const std::optional<std::string>& s, const char* arg) -> std::optional<Fmt> {
+      if (!s) return std::nullopt;
+      return format_of(*s, arg);
+    };
+    const InstrLookup l = find_instruction(arch, instr, opt_fmt(atype, "atype"), opt_fmt(btype, "btype"),
+                                           std::optional<AccType>(AccType::f32), std::nullopt);
+    if (!l.entry) throw py::value_error("instr: " + l.error);
+    KBlockScaling s;
+    s.block = block;
+    auto f32s = [](const py::array& x) {
+      const std::vector<uint64_t> w = widen(x);
+      return std::vector<uint32_t>(w.begin(), w.end());
+    };
+    s.sa = f32s(sa);
+    s.sb = f32s(sb);
+    if (bias) s.bias = f32s(*bias);
+    s.out_type = format_of(out_type, "out_type");
+    const auto r = parse_round(out_round);
+    if (!r) throw py::value_error("out_round: unknown rounding '" + out_round + "' (rn, rna, rz, rd, ru)");
+    s.out_round = *r;
+    s.satfinite = satfinite;
+    MmaOptions o;
+    o.promote_every = promote_every;
+    const std::vector<uint64_t> A = widen(a), B = widen(b);
+    const MmaProblem p = make_problem(*l.entry, M, N, K, A, B, {});
+    GemmResult res;
+    {
+      py::gil_scoped_release nogil;
+      res = gemm_kblock(*l.entry, p, s, o, exec_of(threads));
+    }
+    if (!res.error.empty()) throw py::value_error(res.error);
+    return narrow(res.D, static_cast<int>(container_bytes(s.out_type)),
+                  {static_cast<py::ssize_t>(M), static_cast<py::ssize_t>(N)});
+  });
 
   py::class_<quant::DelayedScaling>(m, "DelayedScaling",
                                     "TransformerEngine's delayed scaling of one tensor: amax history, scale update")

@@ -319,3 +319,65 @@ def test_instruction_override():
         run_emulated(bad, "sm_90a", lin, x, dy)
     with pytest.raises(ValueError, match="instr: a dict"):
         tt.Float8CurrentScaling(instr={"forward": "x"})
+
+
+def fma_f32(a, b, c):
+    """round_to_nearest_even_f32(a * b + c), exactly (Fractions), as an FFMA computes it."""
+    from fractions import Fraction
+    v = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
+    if v == 0:
+        return F32(0.0)  # the operands here are never all -0
+    sign, v = (-1 if v < 0 else 1), abs(v)
+    e = v.numerator.bit_length() - v.denominator.bit_length()
+    while Fraction(2) ** e > v:
+        e -= 1
+    while Fraction(2) ** (e + 1) <= v:
+        e += 1
+    q = max(e - 23, -149)  # the grid of f32 values at this magnitude (subnormals at 2^-149)
+    n = v / Fraction(2) ** q
+    r = n.numerator // n.denominator
+    frac = n - r
+    if frac > Fraction(1, 2) or (frac == Fraction(1, 2) and r % 2):
+        r += 1
+    return F32(sign * r * 2.0 ** q)
+
+
+@pytest.mark.parametrize("fmt", [tt.Format.E4M3, tt.Format.HYBRID])
+def test_float8_block_scaling(fmt):
+    """Each 128-long K block's partial (the wgmma chain from +0 over the block) is scaled by
+    sa * sb and added with an FFMA (DeepGEMM's promotion), then + bias and the output cast."""
+    lin, x, dy = model_and_data(k=256, n=128, m=40)
+    y, dx, dw, _ = run_emulated(tt.Float8BlockScaling(fp8_format=fmt), "sm_90a", lin, x, dy)
+    gfmt = "e5m2" if fmt is tt.Format.HYBRID else "e4m3"
+    X, W, DY = f32(x), f32(lin.weight), f32(dy)
+
+    def q(v, tile, f="e4m3"):
+        r = tcemu.quantize(np.ascontiguousarray(v), "fp8-block128x128" if tile else "fp8-block1x128", format=f)
+        s = r.scales if not tile else np.repeat(r.scales, 128, axis=0)[:v.shape[0]]
+        return r.codes, s
+
+    def ref(a, sa, b, sb, fa, fb, bias=None):
+        instr = f"wgmma.mma_async.sync.aligned.m64n8k32.f32.{fa}.{fb}"
+        M, N, K = a.shape[0], b.shape[0], a.shape[1]
+        acc = np.zeros((M, N), F32)
+        for j in range(-(-K // 128)):
+            ab, bb = a[:, 128 * j:128 * (j + 1)], b[:, 128 * j:128 * (j + 1)]
+            pad = (-ab.shape[1]) % 32  # zero codes up to the instruction's K (docs/torch.md)
+            ab, bb = np.pad(ab, ((0, 0), (0, pad))), np.pad(bb, ((0, 0), (0, pad)))
+            p = tcemu.mma(ab, np.ascontiguousarray(bb.T), arch="sm_90a", instr=instr).view(F32)
+            for m in range(M):
+                for n in range(N):
+                    acc[m, n] = fma_f32(F32(sa[m, j]) * F32(sb[n, j]), p[m, n], acc[m, n])
+        if bias is not None:
+            acc = acc + f32(bias.reshape(1, -1)).reshape(-1)
+        return out_cast(acc, torch.float32)
+
+    cx, sx = q(X, False)
+    cw, sw = q(W, True)
+    np.testing.assert_array_equal(bits(y), bits(ref(cx, sx, cw, sw, "e4m3", "e4m3", lin.bias)), err_msg="fprop")
+    cg, sg = q(DY, False, gfmt)
+    cwt, swt = q(W.T, True)
+    np.testing.assert_array_equal(bits(dx), bits(ref(cg, sg, cwt, swt, gfmt, "e4m3")), err_msg="dgrad")
+    cgt, sgt = q(DY.T, False, gfmt)
+    cxt, sxt = q(X.T, False)
+    np.testing.assert_array_equal(bits(dw), bits(ref(cgt, sgt, cxt, sxt, gfmt, "e4m3")), err_msg="wgrad")

@@ -88,6 +88,8 @@ def run_gemm(recipe, role, arch, qa, qb, out_dtype, device, *, bias=None, where=
     multiple of the instruction's K, as the kernels' zero fill of out-of-bounds tiles does."""
     from .._gemm import gemm  # tcemu.gemm: the GEMM plan and its epilogue (docs/gemm.md)
 
+    if qa.scaling == "kblock":
+        return _run_kblock(recipe, role, arch, qa, qb, out_dtype, device, bias, where)
     ins = recipe.instr(role, arch, qa, qb)
     a, b = qa.codes, qb.codes
     sa, sb = qa.scales, qb.scales
@@ -121,6 +123,30 @@ def run_gemm(recipe, role, arch, qa, qb, out_dtype, device, *, bias=None, where=
     d = gemm(a, bt, threads=recipe.threads, **kw)
     TIMES["gemm"] += time.perf_counter() - t0
     TIMES["macs"] += a.shape[0] * bt.shape[1] * k
+    out = from_codes(d, out_type, device)
+    _stats.record(where, role, qa, qb, out, bias, ins)
+    return out
+
+
+def _run_kblock(recipe, role, arch, qa, qb, out_dtype, device, bias, where):
+    """Blockwise FP8: tcemu.gemm_kblock on the arch's plain FP8 instruction (K padded with zero
+    codes to the instruction's K, which stays inside the last 128-long block)."""
+    from .._gemm_kblock import gemm_kblock
+
+    ins = recipe.instr(role, arch, qa, qb)
+    a, b = qa.codes, qb.codes
+    pad = (-a.shape[1]) % ins.K
+    if pad:
+        a, b = np.pad(a, ((0, 0), (0, pad))), np.pad(b, ((0, 0), (0, pad)))
+    out_type = _OUT_TYPE[out_dtype]
+    kw = ins.kwargs()
+    kw.pop("dtype", None)
+    bias32 = None if bias is None else np.ascontiguousarray(bias.detach().cpu().to(torch.float32).numpy())
+    t0 = time.perf_counter()
+    d = gemm_kblock(a, np.ascontiguousarray(b.T), scale_a=qa.scales, scale_b=np.ascontiguousarray(qb.scales.T),
+                    bias=bias32, out_type=out_type, threads=recipe.threads, **kw)
+    TIMES["gemm"] += time.perf_counter() - t0
+    TIMES["macs"] += a.shape[0] * b.shape[0] * a.shape[1]
     out = from_codes(d, out_type, device)
     _stats.record(where, role, qa, qb, out, bias, ins)
     return out

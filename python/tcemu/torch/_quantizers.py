@@ -149,6 +149,27 @@ class Blocked(Quantizer):
                         amax=amax, quantized=q, source=x)
 
 
+class BlockFP8(Quantizer):
+    """Blockwise FP8 (TransformerEngine Float8BlockScaling, DeepSeek-V3): `fp8-block1x128`
+    (one f32 scale per 128 elements of K) or `fp8-block128x128` (one per 128 x 128 tile,
+    repeated here over its 128 rows), power-of-two scales by default. The GEMM scales each
+    128-long K block's partial product (tcemu.gemm_kblock)."""
+
+    per_tensor = False
+
+    def __init__(self, tile128, fmt, pow2=True):
+        self.preset = "fp8-block128x128" if tile128 else "fp8-block1x128"
+        self.fmt, self.pow2 = fmt, pow2
+
+    def __call__(self, x, ctx):
+        q = _quant.quantize(x, self.preset, format=self.fmt, pow2=self.pow2, threads=ctx.threads)
+        scales = q.scales
+        if scales.shape[0] != x.shape[0]:
+            scales = np.repeat(scales, 128, axis=0)[:x.shape[0]]
+        return QOperand(self.fmt, q.codes, scaling="kblock", scales=np.ascontiguousarray(scales, np.float32), block=128,
+                        quantized=q, source=x)
+
+
 def _kind_key(preset):
     return {"mx": "mx", "nvfp4": "nvfp4"}.get(_quant.recipe_options(preset)["kind"], "mx")
 

@@ -190,6 +190,34 @@ class Float8CurrentScaling(Recipe):
         return self._q[tensor]
 
 
+class Float8BlockScaling(Recipe):
+    """TransformerEngine recipe.Float8BlockScaling (DeepSeek-V3's blockwise FP8): inputs and
+    gradients in 1 x 128 blocks along K, weights in 128 x 128 tiles (x_block_scaling_dim = 1,
+    w_block_scaling_dim = 2, grad_block_scaling_dim = 1), f32 scales that are powers of two
+    (NVTE_FP8_BLOCK_SCALING_FP32_SCALES unset; use_f32_scales=True lifts it), E4M3 (E5M2
+    gradients with HYBRID). Every GEMM uses split accumulation: each 128-long K block's
+    partial is scaled and added in f32 (tcemu.gemm_kblock: DeepGEMM's fma(sa * sb, p, acc);
+    cuBLASLt's internal order for its VEC128 / BLK128x128 scale modes is not public)."""
+
+    upstream = "transformer_engine/common/recipe/__init__.py, common/transpose/quantize_transpose_*_blockwise.cu"
+
+    def __init__(self, fp8_format=Format.E4M3, use_f32_scales=False, **kw):
+        super().__init__(**kw)
+        self.fp8_format = Format(fp8_format) if not isinstance(fp8_format, Format) else fp8_format
+        self.name = "te-block"
+        p2 = not use_f32_scales
+        self._q = {"input": qz.BlockFP8(False, "e4m3", p2), "weight": qz.BlockFP8(True, "e4m3", p2),
+                   "grad_output": qz.BlockFP8(False, _fmt(self.fp8_format, "grad_output"), p2)}
+
+    def quantizer(self, tensor):
+        return self._q[tensor]
+
+    def instr(self, role, arch, qa, qb):
+        if role in self.instr_override:
+            return Instr(arch, self.instr_override[role], qa.fmt, qb.fmt, None)
+        return default_instr(arch, qa.fmt, qb.fmt, None)
+
+
 class MXFP8BlockScaling(Recipe):
     """TransformerEngine recipe.MXFP8BlockScaling: E4M3 (E5M2 gradients with HYBRID) in blocks
     of 32 along K with UE8M0 scales (the `mxfp8` preset: quantize_mxfp8.cuh); the rowwise and
@@ -310,7 +338,7 @@ _BY_NAME = {
     "f32": Float32, "bf16-amp": lambda **k: AMP(torch.bfloat16, **k), "fp16-amp": lambda **k: AMP(torch.float16, **k),
     "te-delayed-hybrid": lambda **k: DelayedScaling(fp8_format=Format.HYBRID, **k),
     "te-delayed-e4m3": lambda **k: DelayedScaling(fp8_format=Format.E4M3, **k),
-    "te-current": Float8CurrentScaling, "te-mxfp8": MXFP8BlockScaling, "te-nvfp4": NVFP4BlockScaling,
+    "te-current": Float8CurrentScaling, "te-block": Float8BlockScaling, "te-mxfp8": MXFP8BlockScaling, "te-nvfp4": NVFP4BlockScaling,
     "torchao-mxfp8-floor": lambda **k: TorchaoMX("floor", **k), "torchao-mxfp8-rceil": lambda **k: TorchaoMX("rceil", **k),
     "torchao-nvfp4": TorchaoNVFP4, "torchao-float8": TorchaoFloat8,
 }

@@ -4,6 +4,8 @@
 // "recipe" object of a golden file (docs/golden.md), and an error names the option.
 #include <pybind11/stl.h>
 
+#include "tcemu/catalog.hpp"
+
 #include <bit>
 #include <nlohmann/json.hpp>
 
@@ -12,6 +14,9 @@
 #include "tcemu/loss_scale.hpp"
 #include "tcemu/philox.hpp"
 #include "tcemu/quant_recipe.hpp"
+#include "tcemu/gemm_kblock.hpp"
+#include "tcemu/quant_gemm_scales.hpp"
+#include "tcemu/quant_scaling.hpp"
 #include "tcemu_golden/golden.hpp"
 #include "tcemu_golden/quant_case.hpp"
 
@@ -195,6 +200,128 @@ void init_quant(py::module_& m) {
         py::gil_scoped_release nogil;
         return s.unscale_codes(sp, f);
       });
+
+  // Per-tensor FP8 with a scale the caller holds (TE's delayed scaling casts with last step's
+  // scale): cvt.rn.satfinite(x * scale) of each element, the f32 product (quant_scaling.hpp).
+  m.def("fp8_cast_scaled", [](py::array_t<float, py::array::c_style | py::array::forcecast> x, float scale,
+                              const std::string& fmt, int threads) {
+    const Fmt f = format_of(fmt, "fmt");
+    if (std::string err = quant::fp8_format_error(f); !err.empty()) throw py::value_error("fmt: " + err);
+    std::vector<uint8_t> codes;
+    {
+      py::gil_scoped_release nogil;
+      codes = quant::fp8_cast(std::span<const float>(x.data(), static_cast<size_t>(x.size())), scale, f, exec_of(threads));
+    }
+    py::array_t<uint8_t> out(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
+    std::copy(codes.begin(), codes.end(), out.mutable_data());
+    return out;
+  }, py::arg("x"), py::arg("scale"), py::arg("fmt"), py::arg("threads") = 0);
+
+  // torchao float8 tensorwise scaling (quant_gemm_scales.hpp): (codes, scale, scale_inv, amax).
+  m.def("torchao_fp8_quantize", [](py::array_t<float, py::array::c_style | py::array::forcecast> x,
+                                   const std::string& fmt, bool pow2, int threads) {
+    const Fmt f = format_of(fmt, "fmt");
+    if (std::string err = quant::fp8_format_error(f); !err.empty()) throw py::value_error("fmt: " + err);
+    std::vector<uint8_t> codes;
+    float amax = 0, scale = 0;
+    {
+      py::gil_scoped_release nogil;
+      const std::span<const float> xs(x.data(), static_cast<size_t>(x.size()));
+      amax = quant::torchao_amax(xs, exec_of(threads));
+      scale = quant::torchao_fp8_scale(amax, f, pow2);
+      codes = quant::torchao_fp8_cast(xs, scale, f, exec_of(threads));
+    }
+    py::array_t<uint8_t> out(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
+    std::copy(codes.begin(), codes.end(), out.mutable_data());
+    return py::make_tuple(out, scale, quant::torchao_fp8_scale_inv(scale), amax);
+  }, py::arg("x"), py::arg("fmt"), py::arg("pow2") = false, py::arg("threads") = 0);
+  m.def("te_nvfp4_gemm_alpha", &quant::te_nvfp4_gemm_alpha, py::arg("alpha_in"), py::arg("amax_a"), py::arg("amax_b"),
+        py::arg("e4m3_max_a") = 448.0f, py::arg("e4m3_max_b") = 448.0f,
+        "TransformerEngine's NVFP4 GEMM alpha: alpha_in * amax_a * amax_b * (1 / (36 * max_a * max_b)), f32");
+
+  // The K-block-scaled GEMM of blockwise FP8 (tcemu/gemm_kblock.hpp): sa, sb, bias as f32 codes.
+  m.def("gemm_kblock_codes", [](const std::string& arch, const std::string& instr, const std::optional<std::string>& atype,
+                                const std::optional<std::string>& btype, const py::array& a, const py::array& b, int M,
+                                int N, int K, const py::array& sa, const py::array& sb, int block,
+                                const std::optional<py::array>& bias, const std::string& out_type,
+                                const std::string& out_round, bool satfinite, int promote_every, int threads) {
+    auto opt_fmt = [](const std::optional<std::string>& s, const char* arg) -> std::optional<Fmt> {
+      if (!s) return std::nullopt;
+      return format_of(*s, arg);
+    };
+    const InstrLookup l = find_instruction(arch, instr, opt_fmt(atype, "atype"), opt_fmt(btype, "btype"),
+                                           std::optional<AccType>(AccType::f32), std::nullopt);
+    if (!l.entry) throw py::value_error("instr: " + l.error);
+    KBlockScaling s;
+    s.block = block;
+    auto f32s = [](const py::array& x) {
+      const std::vector<uint64_t> w = widen(x);
+      return std::vector<uint32_t>(w.begin(), w.end());
+    };
+    s.sa = f32s(sa);
+    s.sb = f32s(sb);
+    if (bias) s.bias = f32s(*bias);
+    s.out_type = format_of(out_type, "out_type");
+    const auto r = parse_round(out_round);
+    if (!r) throw py::value_error("out_round: unknown rounding '" + out_round + "' (rn, rna, rz, rd, ru)");
+    s.out_round = *r;
+    s.satfinite = satfinite;
+    MmaOptions o;
+    o.promote_every = promote_every;
+    const std::vector<uint64_t> A = widen(a), B = widen(b);
+    const MmaProblem p = make_problem(*l.entry, M, N, K, A, B, {});
+    GemmResult res;
+    {
+      py::gil_scoped_release nogil;
+      res = gemm_kblock(*l.entry, p, s, o, exec_of(threads));
+    }
+    if (!res.error.empty()) throw py::value_error(res.error);
+    return narrow(res.D, static_cast<int>(container_bytes(s.out_type)),
+                  {static_cast<py::ssize_t>(M), static_cast<py::ssize_t>(N)});
+  });
+
+  py::class_<quant::DelayedScaling>(m, "DelayedScaling",
+                                    "TransformerEngine's delayed scaling of one tensor: amax history, scale update")
+      .def(py::init([](int margin, size_t history_len, const std::string& algo, const std::string& fp8_format,
+                       const std::string& update, bool backward) {
+             quant::DelayedScalingOptions o;
+             o.margin = margin;
+             o.history_len = history_len;
+             if (algo != "max" && algo != "most_recent")
+               throw py::value_error("amax_compute_algo: '" + algo + "' (one of max, most_recent)");
+             o.algo = algo == "max" ? quant::AmaxAlgo::max : quant::AmaxAlgo::most_recent;
+             const auto r = quant::parse_fp8_recipe(fp8_format);
+             if (!r) throw py::value_error("fp8_format: '" + fp8_format + "' (one of e4m3, e5m2, hybrid)");
+             o.recipe = *r;
+             if (update != "fused" && update != "python")
+               throw py::value_error("update: '" + update + "' (one of fused, python)");
+             o.update = update == "fused" ? quant::DelayedUpdate::fused : quant::DelayedUpdate::python;
+             if (std::string err = quant::delayed_scaling_options_error(o); !err.empty()) throw py::value_error(err);
+             return quant::DelayedScaling(o, backward);
+           }),
+           py::arg("margin") = 0, py::arg("history_len") = 1024, py::arg("amax_compute_algo") = "max",
+           py::arg("fp8_format") = "hybrid", py::arg("update") = "fused", py::arg("backward") = false)
+      .def_property_readonly("format", [](const quant::DelayedScaling& d) { return std::string(info(d.format()).name); })
+      .def_property_readonly("scale", &quant::DelayedScaling::scale)
+      .def_property_readonly("scale_inv", &quant::DelayedScaling::scale_inv)
+      .def_property_readonly("history", [](const quant::DelayedScaling& d) {
+        const auto& h = d.history();
+        py::array_t<float> out(static_cast<py::ssize_t>(h.size()));
+        std::copy(h.begin(), h.end(), out.mutable_data());
+        return out;
+      })
+      .def("quantize", [](quant::DelayedScaling& d, py::array_t<float, py::array::c_style | py::array::forcecast> x) {
+        std::vector<uint8_t> codes;
+        {
+          py::gil_scoped_release nogil;
+          codes = d.quantize(std::span<const float>(x.data(), static_cast<size_t>(x.size())));
+        }
+        py::array_t<uint8_t> out(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
+        std::copy(codes.begin(), codes.end(), out.mutable_data());
+        return out;
+      }, py::arg("x"), "casts with the current scale and records the amax in slot 0 of the history")
+      .def("record_amax", &quant::DelayedScaling::record_amax, py::arg("amax"))
+      .def("update", &quant::DelayedScaling::update, "end of step: new scale from the history, history rolled");
 
   py::class_<MegatronDynamicScaler>(m, "MegatronScaler", "Megatron-LM's DynamicGradScaler with hysteresis, bit for bit")
       .def(py::init([](float initial_scale, float min_scale, float growth_factor, float backoff_factor,

@@ -14,7 +14,9 @@ from ._formats import Format, formats
 from ._device import cuda_status
 from ._mma import dot, instructions, mma, mma_params
 from ._gemm import gemm, gemm_epilogue_steps, gemm_plans, split_k_chunks
-from ._quant import GradScaler, LossScaler, MegatronScaler, Quantized, dequantize, quantize, recipe_options, recipes
+from ._gemm_kblock import gemm_kblock
+from ._quant import (DelayedScaling, GradScaler, LossScaler, MegatronScaler, Quantized, dequantize, fp8_cast, quantize,
+                     recipe_options, recipes)
 from . import golden
 from .golden import compare
 from . import testing
@@ -23,6 +25,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "convert", "encode", "decode", "cvt", "conventions", "cvt_instructions", "formats", "Format",
-    "mma", "mma_params", "dot", "gemm", "gemm_plans", "gemm_epilogue_steps", "split_k_chunks", "cuda_status", "instructions", "quantize", "dequantize", "Quantized", "recipes", "recipe_options", "GradScaler",
+    "mma", "mma_params", "dot", "gemm", "gemm_kblock", "gemm_plans", "gemm_epilogue_steps", "split_k_chunks", "cuda_status",
+    "instructions", "quantize", "dequantize", "fp8_cast", "DelayedScaling", "Quantized", "recipes", "recipe_options",
+    "GradScaler",
     "LossScaler", "MegatronScaler", "golden", "compare", "testing",
 ]

@@ -23,9 +23,15 @@ def _from_torch(x, name):
     x = x.detach()
     if x.dtype == torch.bfloat16:
         return x.view(torch.int16).numpy().view(np.uint16), "bf16"
-    fp8 = {getattr(torch, n, None): f for n, f in (("float8_e4m3fn", "e4m3"), ("float8_e5m2", "e5m2"))}
+    fp8 = {getattr(torch, n, None): f for n, f in (("float8_e4m3fn", "e4m3"), ("float8_e5m2", "e5m2"),
+                                                     ("float8_e8m0fnu", "ue8m0"))}
     if x.dtype in fp8:
-        return x.view(torch.uint8).numpy(), fp8[x.dtype]
+        return x.contiguous().view(torch.uint8).numpy(), fp8[x.dtype]
+    if x.dtype == getattr(torch, "float4_e2m1fn_x2", None):
+        # Two e2m1 codes a byte, the first (even index) in the low nibble (torch / torchao packing):
+        # the codes of the unpacked tensor, its last dimension doubled.
+        b = x.contiguous().view(torch.uint8).numpy()
+        return np.stack([b & 0xF, b >> 4], axis=-1).reshape(*b.shape[:-1], 2 * b.shape[-1]), "e2m1"
     try:
         return x.numpy(), None
     except TypeError as e:

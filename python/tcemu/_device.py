@@ -152,6 +152,9 @@ class _Operand:
         try:
             self.dtype = np.dtype(t.dtype)
         except TypeError:
+            self.dtype = None
+        # With ml_dtypes imported NumPy knows float8_e5m2fnuz and the like: still none of ours.
+        if self.dtype is None or self.dtype.kind == "V":
             raise TypeError(f"{self.name}: a CUDA array of {t.dtype} values, which is none of tcemu's code types on the "
                             f"GPU (integers of the container's width, float16, float32, bfloat16, float8_e4m3fn, "
                             f"float8_e5m2, float8_e8m0fnu)") from None

@@ -11,6 +11,12 @@ from ._arrays import as_array, threads_arg, uint32_array
 
 Quantized = _tcemu.Quantized
 MegatronScaler = _tcemu.MegatronScaler
+DelayedScaling = _tcemu.DelayedScaling
+DelayedScaling.__doc__ = """TransformerEngine's delayed scaling of one tensor (docs/quantization.md):
+DelayedScaling(margin=0, history_len=1024, amax_compute_algo='max'|'most_recent',
+fp8_format='e4m3'|'e5m2'|'hybrid', update='fused'|'python', backward=False). quantize(x) casts a
+float32 array with the current scale and records its amax; update() at the end of a step
+computes the next scale from the amax history; .scale, .scale_inv, .history, .format."""
 
 
 def recipes():
@@ -77,6 +83,19 @@ def quantize(x, recipe, *, rbits=None, seed=None, offset=0, threads=None, **opti
         raise TypeError("offset: a non-negative int is required")
     return _tcemu.quantize_f32(v2, rows, cols, recipe, _options(options), rb, int(seed or 0), int(offset),
                                seed is not None, th)
+
+
+def fp8_cast(x, scale, fmt, *, threads=None):
+    """Per-tensor FP8 codes of x (float32; float16/bfloat16 widened exactly) for a scale the
+    caller holds: cvt.rn.satfinite.<fmt>(x * scale), the f32 product (fmt e4m3 or e5m2). The
+    codes have x's shape (uint8)."""
+    th = threads_arg(threads)
+    v = _f32_values(x, "x")
+    if isinstance(scale, bool) or not isinstance(scale, (int, float, np.floating, np.integer)):
+        raise TypeError(f"scale: a number is required, got {type(scale).__name__}")
+    if fmt not in ("e4m3", "e5m2"):
+        raise ValueError(f"fmt: '{fmt}'; per-tensor FP8 codes are e4m3 or e5m2")
+    return _tcemu.fp8_cast_scaled(np.ascontiguousarray(v), float(np.float32(scale)), fmt, th)
 
 
 def dequantize(q, *, threads=None):

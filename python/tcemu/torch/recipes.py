@@ -1,0 +1,358 @@
+"""The recipes: which quantization each tensor of a linear layer gets in each pass, which
+tensor-core instruction each GEMM runs, and the options where upstream is not public. Each
+recipe computes what the implementation it is named after computes, at
+NVIDIA/TransformerEngine d0067d0da6cb and pytorch/ao 36027d82d1ad (docs/torch.md cites the
+file of each rule).
+
+The three GEMMs of a linear layer Y = X W^T (+ bias), every one written D = A B^T with both
+operands rows x K (K the reduction dimension), as TransformerEngine runs them (TN):
+  fprop  Y  = X  . W^T     A = X (rowwise),             B = W (rowwise)
+  dgrad  dX = dY . W       A = dY (rowwise),            B = W^T (W columnwise)
+  wgrad  dW = dY^T . X     A = dY^T (dY columnwise),    B = X^T (X columnwise)
+"""
+
+import enum
+
+import torch
+
+from . import _quantizers as qz
+from ._instr import default_instr, Instr
+
+ROLES = ("fprop", "dgrad", "wgrad")
+TENSORS = ("input", "weight", "grad_output")
+# (A's tensor, A's usage, B's tensor, B's usage) of each GEMM.
+OPERANDS = {
+    "fprop": ("input", "rowwise", "weight", "rowwise"),
+    "dgrad": ("grad_output", "rowwise", "weight", "columnwise"),
+    "wgrad": ("grad_output", "columnwise", "input", "columnwise"),
+}
+
+
+class Format(enum.Enum):
+    """TransformerEngine's recipe.Format: E4M3 everywhere, or HYBRID (E4M3 forward, E5M2 for
+    gradients)."""
+
+    E4M3 = "e4m3"
+    HYBRID = "hybrid"
+
+
+def _fmt(fmt, tensor):
+    f = Format(fmt) if not isinstance(fmt, Format) else fmt
+    return "e5m2" if (f is Format.HYBRID and tensor == "grad_output") else "e4m3"
+
+
+class Recipe:
+    """Base of the recipes. Subclasses give quantizer(tensor) and the GEMM options; every
+    recipe takes:
+      instr: {role: PTX spelling} to run a GEMM on another catalog entry of the arch;
+      promote_every: FP32 promotion interval, in instructions, of GEMMs that TE runs with
+        split accumulation (use_split_accumulator=True) on sm_89 / sm_90a. cuBLAS's interval
+        is not public: the default 4 (4 x k32 = 128 elements of K) is DeepGEMM's, as the
+        DeepSeek-V3 report describes it; 0 turns promotion off;
+      epilogue: the tcemu.gemm epilogue order (None: its default, `fold`; docs/gemm.md);
+      threads: tcemu.mma threads per GEMM (None: every core)."""
+
+    name = "recipe"
+    emulated = True
+    upstream = ""
+    fast_accumulation = {"fprop": True, "dgrad": True, "wgrad": True}
+
+    def __init__(self, *, instr=None, promote_every=4, epilogue=None, threads=None):
+        if instr is not None and (not isinstance(instr, dict) or set(instr) - set(ROLES)):
+            raise ValueError(f"instr: a dict with keys among {', '.join(ROLES)} is required, got {instr!r}")
+        if isinstance(promote_every, bool) or not isinstance(promote_every, int) or promote_every < 0:
+            raise ValueError(f"promote_every: a non-negative int is required, got {promote_every!r}")
+        self.instr_override = dict(instr or {})
+        self.promote_every = promote_every
+        self.epilogue = epilogue
+        self.threads = threads
+
+    # What subclasses define.
+    def quantizer(self, tensor):
+        raise NotImplementedError
+
+    rht_columnwise = frozenset()   # tensors whose columnwise (wgrad) operand takes the RHT
+    stochastic = frozenset()       # tensors quantized with stochastic rounding
+
+    def output_dtype(self, input_dtype):
+        """The dtype of Y and dX: the activations' own (TransformerEngine's GEMM output is
+        the module's compute dtype)."""
+        return input_dtype
+
+    def bias(self, bias):
+        """The bias as the GEMM's epilogue reads it (None stays None)."""
+        return bias
+
+    def instr(self, role, arch, qa, qb):
+        """The Instr of GEMM `role` on arch for operands qa, qb (QOperand)."""
+        if role in self.instr_override:
+            stype = {"mx": "ue8m0", "nvfp4": "ue4m3"}.get(qa.scaling)
+            return Instr(arch, self.instr_override[role], qa.fmt, qb.fmt, stype)
+        return default_instr(arch, qa.fmt, qb.fmt, qa.scaling)
+
+    def promotion(self, role, arch):
+        """promote_every for this GEMM on arch."""
+        if self.fast_accumulation.get(role, True) or arch not in ("sm_89", "sm_90a"):
+            return 0
+        return self.promote_every
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+
+class Float32(Recipe):
+    """No emulation: the GEMMs run in torch (float32). The baseline of a comparison."""
+
+    name = "f32"
+    emulated = False
+
+    def quantizer(self, tensor):
+        return None
+
+
+class AMP(Recipe):
+    """torch.autocast with dtype float16 or bfloat16: the GEMM inputs are cast to that dtype
+    (round to nearest even), multiplied on the tensor cores with float32 accumulation, and the
+    output is that dtype (torch's autocast op lists put linear, matmul, bmm in the lower
+    precision). With float16, use tcemu.torch.GradScaler (torch.amp.GradScaler's rule)."""
+
+    upstream = "pytorch torch/amp/autocast_mode.py (lower_precision_fp ops), aten/src/ATen/autocast_mode.cpp"
+
+    def __init__(self, dtype=torch.bfloat16, **kw):
+        super().__init__(**kw)
+        if dtype not in (torch.float16, torch.bfloat16):
+            raise ValueError(f"dtype: torch.float16 or torch.bfloat16, got {dtype}")
+        self.dtype = dtype
+        self.name = "fp16-amp" if dtype == torch.float16 else "bf16-amp"
+        self._q = qz.Cast("f16" if dtype == torch.float16 else "bf16")
+
+    def quantizer(self, tensor):
+        return self._q
+
+    def output_dtype(self, input_dtype):
+        return self.dtype
+
+    def bias(self, bias):
+        """torch.autocast casts the bias of F.linear to the lower precision as well."""
+        if bias is None or bias.dtype == self.dtype:
+            return bias
+        from ._layer import cast_tensor
+        return cast_tensor(bias, self.dtype)
+
+    def __repr__(self):
+        return f"AMP(dtype={self.dtype})"
+
+
+class DelayedScaling(Recipe):
+    """TransformerEngine recipe.DelayedScaling: per-tensor FP8 with the scale of the previous
+    step from an amax history (transformer_engine/common/recipe/delayed_scaling.cu; the
+    `python` update: pytorch/quantization.py _default_sf_compute). The forward tensors' history
+    is updated after each forward, the gradient's after each backward. GEMMs: fprop with fast
+    accumulation, dgrad and wgrad with split accumulation (TE's _2X_ACC_FPROP = False,
+    _2X_ACC_DGRAD = _2X_ACC_WGRAD = True)."""
+
+    upstream = "transformer_engine/common/recipe/__init__.py, common/recipe/delayed_scaling.cu"
+    fast_accumulation = {"fprop": True, "dgrad": False, "wgrad": False}
+
+    def __init__(self, margin=0, fp8_format=Format.HYBRID, amax_history_len=1024, amax_compute_algo="max",
+                 update="fused", **kw):
+        super().__init__(**kw)
+        if amax_compute_algo not in ("max", "most_recent"):
+            raise ValueError("amax_compute_algo: 'max' or 'most_recent' (a callable is not modelled)")
+        self.fp8_format = Format(fp8_format) if not isinstance(fp8_format, Format) else fp8_format
+        self.options = dict(margin=margin, history_len=amax_history_len, amax_compute_algo=amax_compute_algo,
+                            update=update)
+        self.name = f"te-delayed-{self.fp8_format.value}"
+        self._q = qz.Delayed(self.fp8_format.value, self.options)
+
+    def quantizer(self, tensor):
+        return self._q
+
+    def __repr__(self):
+        return f"DelayedScaling(fp8_format={self.fp8_format}, {self.options})"
+
+
+class Float8CurrentScaling(Recipe):
+    """TransformerEngine recipe.Float8CurrentScaling: per-tensor FP8, scale = max / amax of the
+    tensor itself (common/recipe/current_scaling.cu); fast accumulation in fprop only."""
+
+    upstream = "transformer_engine/common/recipe/__init__.py, common/recipe/current_scaling.cu"
+    fast_accumulation = {"fprop": True, "dgrad": False, "wgrad": False}
+
+    def __init__(self, fp8_format=Format.HYBRID, use_power_2_scales=False, **kw):
+        super().__init__(**kw)
+        self.fp8_format = Format(fp8_format) if not isinstance(fp8_format, Format) else fp8_format
+        self.pow2 = bool(use_power_2_scales)
+        self.name = "te-current"
+        self._q = {t: qz.Current(_fmt(self.fp8_format, t), self.pow2) for t in TENSORS}
+
+    def quantizer(self, tensor):
+        return self._q[tensor]
+
+
+class Float8BlockScaling(Recipe):
+    """TransformerEngine recipe.Float8BlockScaling (DeepSeek-V3's blockwise FP8): inputs and
+    gradients in 1 x 128 blocks along K, weights in 128 x 128 tiles (x_block_scaling_dim = 1,
+    w_block_scaling_dim = 2, grad_block_scaling_dim = 1), f32 scales that are powers of two
+    (NVTE_FP8_BLOCK_SCALING_FP32_SCALES unset; use_f32_scales=True lifts it), E4M3 (E5M2
+    gradients with HYBRID). Every GEMM uses split accumulation: each 128-long K block's
+    partial is scaled and added in f32 (tcemu.gemm_kblock: DeepGEMM's fma(sa * sb, p, acc);
+    cuBLASLt's internal order for its VEC128 / BLK128x128 scale modes is not public)."""
+
+    upstream = "transformer_engine/common/recipe/__init__.py, common/transpose/quantize_transpose_*_blockwise.cu"
+
+    def __init__(self, fp8_format=Format.E4M3, use_f32_scales=False, **kw):
+        super().__init__(**kw)
+        self.fp8_format = Format(fp8_format) if not isinstance(fp8_format, Format) else fp8_format
+        self.name = "te-block"
+        p2 = not use_f32_scales
+        self._q = {"input": qz.BlockFP8(False, "e4m3", p2), "weight": qz.BlockFP8(True, "e4m3", p2),
+                   "grad_output": qz.BlockFP8(False, _fmt(self.fp8_format, "grad_output"), p2)}
+
+    def quantizer(self, tensor):
+        return self._q[tensor]
+
+    def instr(self, role, arch, qa, qb):
+        if role in self.instr_override:
+            return Instr(arch, self.instr_override[role], qa.fmt, qb.fmt, None)
+        return default_instr(arch, qa.fmt, qb.fmt, None)
+
+
+class MXFP8BlockScaling(Recipe):
+    """TransformerEngine recipe.MXFP8BlockScaling: E4M3 (E5M2 gradients with HYBRID) in blocks
+    of 32 along K with UE8M0 scales (the `mxfp8` preset: quantize_mxfp8.cuh); the rowwise and
+    columnwise copies are each quantized from the high-precision tensor. GEMMs on the
+    block-scaled kind (sm_100a tcgen05 kind::mxf8f6f4, sm_120a mma.sync)."""
+
+    upstream = "transformer_engine/common/recipe/__init__.py, common/cast/mxfp8/quantize_mxfp8.cuh"
+
+    def __init__(self, fp8_format=Format.E4M3, **kw):
+        super().__init__(**kw)
+        self.fp8_format = Format(fp8_format) if not isinstance(fp8_format, Format) else fp8_format
+        self.name = "te-mxfp8"
+        self._q = {t: qz.Blocked("mxfp8-e5m2" if _fmt(self.fp8_format, t) == "e5m2" else "mxfp8", "mx", 32)
+                   for t in TENSORS}
+
+    def quantizer(self, tensor):
+        return self._q[tensor]
+
+
+class NVFP4BlockScaling(Recipe):
+    """TransformerEngine recipe.NVFP4BlockScaling: E2M1 in blocks of 16 with UE4M3 scales and a
+    per-tensor f32 scale (the `nvfp4` preset, order te); weights in 16 x 16 tiles (unless
+    disable_2d_quantization); the 16-point random Hadamard transform on the columnwise copies of
+    the input and the gradient, which only the wgrad GEMM reads (unless disable_rht);
+    stochastic rounding of the gradient (unless disable_stochastic_rounding). The GEMM's alpha
+    is TE's amax_a * amax_b / (6 * 6 * 448 * 448). Stochastic rounding draws Philox4x32-10
+    words from `seed` and a per-layer, per-step offset: TE's own draws (its CUDA generator's
+    state) are not reproduced."""
+
+    upstream = "transformer_engine/common/recipe/__init__.py, common/cast/nvfp4/, common/recipe/nvfp4.cu"
+
+    def __init__(self, disable_rht=False, disable_stochastic_rounding=False, disable_2d_quantization=False, seed=0,
+                 **kw):
+        super().__init__(**kw)
+        self.disable_rht, self.disable_sr, self.disable_2d = disable_rht, disable_stochastic_rounding, disable_2d_quantization
+        self.seed = seed
+        self.name = "te-nvfp4"
+        self.rht_columnwise = frozenset() if disable_rht else frozenset({"input", "grad_output"})
+        self.stochastic = frozenset() if disable_stochastic_rounding else frozenset({"grad_output"})
+        self._q = {
+            "input": qz.Blocked("nvfp4", "nvfp4", 16),
+            "weight": qz.Blocked("nvfp4" if disable_2d_quantization else "nvfp4-2d", "nvfp4", 16),
+            "grad_output": qz.Blocked("nvfp4", "nvfp4", 16, stochastic=not disable_stochastic_rounding),
+        }
+
+    def quantizer(self, tensor):
+        return self._q[tensor]
+
+
+class TorchaoMX(Recipe):
+    """torchao MX training (torchao/prototype/mx_formats, mx_tensor.py to_mx): every operand
+    e4m3 in blocks of 32 along K, scale_calculation_mode 'floor' (the `mx` preset) or 'rceil'
+    (`mxfp8-torchao`); the GEMM on the block-scaled kind, output in the activations' dtype.
+    variant='torchao-0.18' follows the v0.18.0 release (what PyPI's torchao 0.18.0 runs)
+    instead of the pinned commit; they differ only for blocks whose scale code is 0 or whose
+    amax is not finite."""
+
+    upstream = "torchao/prototype/mx_formats/mx_tensor.py (to_mx)"
+
+    def __init__(self, scale_calculation_mode="floor", variant="current", **kw):
+        super().__init__(**kw)
+        if scale_calculation_mode not in ("floor", "rceil"):
+            raise ValueError("scale_calculation_mode: 'floor' or 'rceil' (ceil and even are tcemu.quantize options)")
+        if variant not in ("current", "torchao-0.18"):
+            raise ValueError(f"variant: 'current' (torchao 36027d8) or 'torchao-0.18' (the v0.18.0 release), got {variant!r}")
+        self.mode, self.variant = scale_calculation_mode, variant
+        self.name = f"torchao-mxfp8-{self.mode}"
+        # torchao <= v0.18.0: FLOOR divides by max(2^(e-127), 2^-126) (MX variant torchao-0.18),
+        # RCEIL is the older log2 rule (scale rceil-legacy); docs/quantization.md.
+        opts = {}
+        if variant == "torchao-0.18":
+            opts = {"variant": "torchao-0.18"} if self.mode == "floor" else {"scale": "rceil-legacy"}
+        self._q = qz.Blocked("mx" if self.mode == "floor" else "mxfp8-torchao", "mx", 32, opts)
+
+    def quantizer(self, tensor):
+        return self._q
+
+
+class TorchaoNVFP4(Recipe):
+    """torchao's NVFP4 quantization (torchao/prototype/mx_formats/nvfp4_tensor.py
+    nvfp4_quantize with a per-tensor scale: the `nvfp4-torchao` preset) of every operand, 1 x
+    16 blocks, no Hadamard transform, round to nearest. torchao's NVFP4 training recipe
+    (prototype/moe_training/nvfp4_training) is not modelled."""
+
+    upstream = "torchao/prototype/mx_formats/nvfp4_tensor.py (nvfp4_quantize)"
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.name = "torchao-nvfp4"
+        self._q = qz.Blocked("nvfp4-torchao", "nvfp4", 16)
+
+    def quantizer(self, tensor):
+        return self._q
+
+
+class TorchaoFloat8(Recipe):
+    """torchao float8 training, recipe 'tensorwise' (torchao/float8/config.py, float8_utils.py):
+    dynamic per-tensor scaling, e4m3 input and weight, e5m2 grad_output; torch._scaled_mm with
+    use_fast_accum=True for the output GEMM only (gemm_config_output)."""
+
+    upstream = "torchao/float8/config.py, float8_utils.py (amax_to_scale), float8_training_tensor.py"
+    fast_accumulation = {"fprop": True, "dgrad": False, "wgrad": False}
+
+    def __init__(self, recipe="tensorwise", **kw):
+        super().__init__(**kw)
+        if recipe != "tensorwise":
+            raise ValueError(f"recipe: '{recipe}'; only torchao's 'tensorwise' float8 recipe is modelled (rowwise "
+                             f"needs rowwise epilogue scales of tcemu.gemm)")
+        self.name = "torchao-float8"
+        self._q = {"input": qz.TorchaoTensorwise("e4m3"), "weight": qz.TorchaoTensorwise("e4m3"),
+                   "grad_output": qz.TorchaoTensorwise("e5m2")}
+
+    def quantizer(self, tensor):
+        return self._q[tensor]
+
+
+_BY_NAME = {
+    "f32": Float32, "bf16-amp": lambda **k: AMP(torch.bfloat16, **k), "fp16-amp": lambda **k: AMP(torch.float16, **k),
+    "te-delayed-hybrid": lambda **k: DelayedScaling(fp8_format=Format.HYBRID, **k),
+    "te-delayed-e4m3": lambda **k: DelayedScaling(fp8_format=Format.E4M3, **k),
+    "te-current": Float8CurrentScaling, "te-block": Float8BlockScaling, "te-mxfp8": MXFP8BlockScaling, "te-nvfp4": NVFP4BlockScaling,
+    "torchao-mxfp8-floor": lambda **k: TorchaoMX("floor", **k), "torchao-mxfp8-rceil": lambda **k: TorchaoMX("rceil", **k),
+    "torchao-nvfp4": TorchaoNVFP4, "torchao-float8": TorchaoFloat8,
+}
+
+
+def recipe_names():
+    """The names recipe() takes."""
+    return sorted(_BY_NAME)
+
+
+def recipe(name, **options):
+    """A recipe by name (recipe_names()), with its constructor's options."""
+    if not isinstance(name, str):
+        raise TypeError(f"recipe: a name is required, got {type(name).__name__}")
+    if name not in _BY_NAME:
+        raise ValueError(f"recipe: unknown recipe '{name}' (one of {', '.join(recipe_names())})")
+    return _BY_NAME[name](**options)

@@ -77,8 +77,9 @@ def _current_worker():
         return None
 
 
-def _tile_threads(threads, shares):
-    """The threads= for tcemu.mma of one task (see the module's docstring)."""
+def task_threads(threads=None, shares=None):
+    """The threads= for a tcemu call inside a Dask task (the module's docstring says how it is
+    chosen; shares: worker_shares(client), else the worker's cores over its own task slots)."""
     if threads is not None:
         return threads
     if os.environ.get("TCEMU_NUM_THREADS"):
@@ -133,7 +134,7 @@ def _tile_mma(*blocks, spec):
     _check_memory(a.shape[0], b.shape[1], a.shape[1], ns, "a tile of D")
     if kw.get("device", "cpu") != "cpu":
         return _mma.mma(**kw)
-    return _mma.mma(threads=_tile_threads(spec["threads"], spec["shares"]), **kw)
+    return _mma.mma(threads=task_threads(spec["threads"], spec["shares"]), **kw)
 
 
 def _tile_arg(tile):
@@ -244,7 +245,7 @@ def _run_problem(fn, kw, threads, shares):
         _check_memory(a.shape[0], b.shape[1], a.shape[1], ns, "the GEMM")
     f = _FNS[fn]
     if fn == "mma" and kw.get("device", "cpu") == "cpu" and "threads" not in kw:
-        kw = dict(kw, threads=_tile_threads(threads, shares))
+        kw = dict(kw, threads=task_threads(threads, shares))
     return f(**kw)
 
 

@@ -4,6 +4,8 @@ not divide the tile, every family of the catalog, block scales, thread counts, d
 inputs; map_gemms; clear errors (a tile too large for a worker's memory among them)."""
 
 import gc
+import subprocess
+import sys
 import weakref
 
 import numpy as np
@@ -239,3 +241,12 @@ def test_a_tile_too_large_for_the_worker_is_a_clear_error():
         # the same worker computes a tile that fits
         small = td.mma(A[:256], B[:, :256], tile=128, **E4M3)
         assert np.array_equal(cl.compute(small).result(timeout=TIMEOUT), tcemu.mma(A[:256], B[:, :256], **E4M3))
+
+
+def test_import_tcemu_needs_no_dask():
+    code = ("import sys; sys.modules['dask'] = None; sys.modules['distributed'] = None\n"
+            "import tcemu\nassert 'tcemu.dask' not in sys.modules\n"
+            "try:\n    import tcemu.dask\nexcept ImportError as e:\n    print(e)\nelse:\n    raise SystemExit('imported')\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT)
+    assert r.returncode == 0, r.stderr
+    assert "tcemu.dask needs dask and distributed" in r.stdout

@@ -34,9 +34,11 @@ from . import _mma
 from ._arrays import codes
 
 # The default tile edge (rows and columns of D per task), chosen from python/bench/bench_dask.py
-# (docs/performance.md, "tcemu.dask"): at 512 the scheduling and transfer overhead per tile is a
-# few percent of its compute on a 2048^3 e4m3 GEMM, and there are enough tiles to keep workers busy.
-DEFAULT_TILE = 512
+# (docs/performance.md, "tcemu.dask: tiles and workers"): 1024 was the fastest tile for two
+# workers on both 2048^3 GEMMs (e4m3, NVFP4) in both runs; smaller tiles pay more per-tile
+# overhead (scheduling, transfer, and the core's own per-call decoding: 4 tiles of 1024 cost 5 %
+# more than one call, 16 of 512 29 %), larger ones leave workers idle.
+DEFAULT_TILE = 1024
 
 _OUT_DTYPE = {"f32": np.uint32, "f16": np.uint16, "s32": np.int32}
 _FNS = {"mma": _mma.mma, "mma_params": _mma.mma_params}

@@ -115,10 +115,11 @@ def test_real_scheduler_and_workers_over_tcp(cluster):
 def test_worker_killed_in_the_middle_of_a_gemm(cluster):
     cl = cluster.client
     e = find("sm_90a", lambda e: e["ptx"] == E4M3["instr"])
-    # 16 tiles of 96 x 96 over K = 4096: 0.6 G multiply-adds, some tenths of a second on an idle core
-    ops = operands(e, 384, 384, 128, seed=31, with_c=False, finite=True)
+    # 16 tiles of 128 x 128 over K = 16384: 4.3 G multiply-adds, about half a second on two idle
+    # cores (the kill lands when the first tile has started, long before the last is done)
+    ops = operands(e, 512, 512, 512, seed=31, with_c=False, finite=True)
     want = tcemu.mma(**ops, **E4M3)
-    d = td.mma(**ops, tile=96, threads=1, **E4M3)
+    d = td.mma(**ops, tile=128, threads=1, **E4M3)
     tile_prefix = d.name
     fut = cl.compute(d)
     victim = None

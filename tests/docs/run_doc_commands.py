@@ -195,7 +195,7 @@ def run_document(root, cli_dir, rel, cmds, timeout, keep):
             text = re.sub(r"^scripts/", root.rstrip("/") + "/scripts/", c.text)
             fixtures.before(scratch, cli_dir, text)
             try:
-                p = subprocess.run(["bash", "-o", "pipefail", "-c", text], cwd=root if IN_REPO.match(text) else scratch, env=env,
+                p = subprocess.run(["bash", "-o", "pipefail", "-c", text], cwd=root if IN_REPO.match(c.text) else scratch, env=env,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
                 rc, out = p.returncode, p.stdout.decode("utf-8", "replace")
             except subprocess.TimeoutExpired:

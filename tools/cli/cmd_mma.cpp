@@ -4,7 +4,8 @@
 // Operands are codes, or with --from-values f32/f16/bf16 values converted first. D is written
 // as codes (the golden file's dtypes), with --values also as f32 (f64 for s32) values, and a
 // JSON side file says what was computed. --device cuda computes D with the emulator's CUDA
-// kernels (docs/gpu-emulation.md): the same D, bit for bit.
+// kernels (docs/gpu-emulation.md): the same D, bit for bit. --rows / --cols compute one block of D
+// (docs/dask.md: a GEMM split over any scheduler).
 #include <unistd.h>
 
 #include <algorithm>
@@ -42,6 +43,7 @@ struct MmaArgs {
   bool from_values = false, values = false, quiet = false;
   std::string convention = "ptx", round;
   std::string device = "cpu";
+  std::string rows, cols;  // --rows R0:R1, --cols C0:C1: one block of D
 };
 
 // --from-values: f32 (<f4), f16 (<f2) or bf16 (uint16 bit patterns) values converted to `to`.
@@ -200,6 +202,54 @@ MmaOperands read_operands(const MmaArgs& g, const InstrEntry& e, const Orders& o
   return o;
 }
 
+// --rows / --cols: the half-open range R0:R1 of D's rows (columns) of n, either end omittable.
+std::pair<size_t, size_t> block_range(const std::string& s, size_t n, const std::string& flag) {
+  if (s.empty()) return {0, n};
+  const size_t colon = s.find(':');
+  const std::string what = flag + ": '" + s + "' ";
+  if (colon == std::string::npos || s.find(':', colon + 1) != std::string::npos)
+    throw InputError(what + "is not a range R0:R1 (0-based, R1 excluded)");
+  auto num = [&](const std::string& t, size_t dflt) -> size_t {
+    if (t.empty()) return dflt;
+    if (t.size() > 10 || t.find_first_not_of("0123456789") != std::string::npos)
+      throw InputError(what + "is not a range R0:R1 of non-negative integers");
+    return static_cast<size_t>(std::stoull(t));
+  };
+  const size_t lo = num(s.substr(0, colon), 0), hi = num(s.substr(colon + 1), n);
+  if (hi > n) throw InputError(what + "ends past D's " + std::to_string(n) + (flag == "--rows" ? " rows" : " columns"));
+  if (lo >= hi) throw InputError(what + "is empty (R0 must be below R1)");
+  return {lo, hi};
+}
+
+Matrix sub_matrix(const Matrix& m, size_t r0, size_t r1, size_t c0, size_t c1) {
+  Matrix s{r1 - r0, c1 - c0, {}};
+  s.codes.reserve(s.rows * s.cols);
+  for (size_t r = r0; r < r1; ++r)
+    s.codes.insert(s.codes.end(), m.codes.begin() + static_cast<ptrdiff_t>(r * m.cols + c0),
+                   m.codes.begin() + static_cast<ptrdiff_t>(r * m.cols + c1));
+  return s;
+}
+
+// Cuts the operands down to those of the block of D that --rows / --cols name: its rows of A,
+// C and scale_A, its columns of B and C and its rows of scale_B (stored N x K/block). Every
+// element of D depends on its row, its column, its C element and their scales alone.
+nlohmann::json select_block(const MmaArgs& g, MmaOperands& o) {
+  if (g.rows.empty() && g.cols.empty()) return nullptr;
+  const auto [r0, r1] = block_range(g.rows, o.M, "--rows");
+  const auto [c0, c1] = block_range(g.cols, o.N, "--cols");
+  nlohmann::json rec = {{"rows", {r0, r1}}, {"cols", {c0, c1}}, {"of", {{"M", o.M}, {"N", o.N}}}};
+  o.A = sub_matrix(o.A, r0, r1, 0, o.K);
+  o.B = sub_matrix(o.B, 0, o.K, c0, c1);
+  o.C = sub_matrix(o.C, r0, r1, c0, c1);
+  if (!o.SA.codes.empty()) {
+    o.SA = sub_matrix(o.SA, r0, r1, 0, o.SA.cols);
+    o.SB = sub_matrix(o.SB, c0, c1, 0, o.SB.cols);
+  }
+  o.M = r1 - r0;
+  o.N = c1 - c0;
+  return rec;
+}
+
 MmaOptions mma_options(const MmaArgs& g) {
   MmaOptions o;
   o.promote_every = g.promote_every;
@@ -287,9 +337,11 @@ int run_mma(const MmaArgs& g) {
                    col_order(g.order_c, "--order-c"), col_order(g.order_d, "--order-d")};
   check_combinations(g, e);
   MmaOperands ops = read_operands(g, e, ord);
+  const nlohmann::json block = select_block(g, ops);
   const MmaOptions o = mma_options(g);
   std::vector<uint64_t> rowmajor = compute_d(g, e, ops, o, dev);
   nlohmann::json side = side_record(g, e, ops, o, dev);
+  if (!block.is_null()) side["block"] = block;
   const size_t M = ops.M, N = ops.N;
   for (Matrix* m : {&ops.A, &ops.B, &ops.C, &ops.SA, &ops.SB}) std::vector<uint64_t>().swap(m->codes);  // D alone from here on
 
@@ -349,6 +401,10 @@ void add_mma_command(CLI::App& app, Runner& run) {
   c->add_option("--round", g->round, "--from-values: rounding rn, rna, rz, rd, ru (default: the convention's)");
   c->add_flag("--values", g->values, "also write D's values (f32; f64 for s32) to D.values.npy");
   c->add_option("--device", g->device, kDeviceHelp)->capture_default_str();
+  c->add_option("--rows", g->rows, "only D's rows R0:R1 (0-based, R1 excluded; an end may be left out): one block of D")
+      ->type_name("R0:R1");
+  c->add_option("--cols", g->cols, "only D's columns C0:C1 (as --rows); with --rows, the block of D that any scheduler "
+                "can hand to one job")->type_name("C0:C1");
   c->add_flag("-q,--quiet", g->quiet, "no progress bar, no summary line");
   c->callback([&run, g] { run = [g] { return run_mma(*g); }; });
 }

@@ -66,7 +66,8 @@ def main():
         macs = _layer.TIMES["macs"] - before["macs"]
         t1 = time.perf_counter()
         for prob in rec.problems:
-            tcemu.gemm(**{k: v for k, v in prob.items() if k not in ("fn", "layer", "gemm")}, threads=a.threads)
+            f = tcemu.gemm_kblock if prob["fn"] == "gemm_kblock" else tcemu.gemm
+            f(**{k: v for k, v in prob.items() if k != "fn"}, threads=a.threads)
         alone = time.perf_counter() - t1
         per = total / a.steps
         print(f"| {name} | {arch_of[name]} | {per:.3f} | {100 * g / total:.0f}% | {100 * q / total:.0f}% | "

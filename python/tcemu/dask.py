@@ -30,7 +30,7 @@ try:
 except ImportError as err:  # pragma: no cover - the test environment has dask
     raise ImportError("tcemu.dask needs dask and distributed (pip install 'dask[array]' distributed)") from err
 
-from . import _mma
+from . import _gemm, _gemm_kblock, _mma
 from ._arrays import codes
 
 # The default tile edge (rows and columns of D per task), chosen from python/bench/bench_dask.py
@@ -41,7 +41,7 @@ from ._arrays import codes
 DEFAULT_TILE = 1024
 
 _OUT_DTYPE = {"f32": np.uint32, "f16": np.uint16, "s32": np.int32}
-_FNS = {"mma": _mma.mma, "mma_params": _mma.mma_params}
+_FNS = {"mma": _mma.mma, "mma_params": _mma.mma_params, "gemm": _gemm.gemm, "gemm_kblock": _gemm_kblock.gemm_kblock}
 
 
 # ---- threads and memory on the worker ------------------------------------------------------
@@ -246,7 +246,7 @@ def _run_problem(fn, kw, threads, shares):
         ns = sum(int(np.size(kw[s])) for s in ("scale_a", "scale_b") if kw.get(s) is not None)
         _check_memory(a.shape[0], b.shape[1], a.shape[1], ns, "the GEMM")
     f = _FNS[fn]
-    if fn == "mma" and kw.get("device", "cpu") == "cpu" and "threads" not in kw:
+    if fn in ("mma", "gemm", "gemm_kblock") and kw.get("device", "cpu") == "cpu" and kw.get("threads") is None:
         kw = dict(kw, threads=task_threads(threads, shares))
     return f(**kw)
 
@@ -260,12 +260,14 @@ def map_gemms(client, problems, *, threads=None):
 
     problems: an iterable (a generator is fine: the client then holds one problem at a time) of
     dicts of tcemu.mma keyword arguments ({"a": ..., "b": ..., "c": ..., "arch": ..., "instr":
-    ..., "scale_a": ..., "scale_b": ..., ...}), with an optional "fn": "mma" (the default) or
-    "mma_params" (tcemu.mma_params's arguments). Array operands are scattered to the workers as
+    ..., "scale_a": ..., "scale_b": ..., ...}), with an optional "fn": "mma" (the default),
+    "mma_params", "gemm" or "gemm_kblock" (those functions' arguments: what
+    tcemu.torch.GemmRecorder records of a model step). Array operands are scattered to the workers as
     the problems come, each array object once (one weight in many GEMMs is sent once, while the
     client keeps only a weak reference to it), a problem's new operands to the worker holding
     the fewest bytes so far; distributed.Future operands (scattered by the caller) are used as
-    they are. threads: per task, as tcemu.dask.mma's (for "mma"; a problem's own "threads" wins)."""
+    they are. threads: per task, as tcemu.dask.mma's (for "mma", "gemm", "gemm_kblock"; a
+    problem's own "threads" wins)."""
     from distributed import Future
 
     if threads is not None:

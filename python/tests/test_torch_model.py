@@ -216,8 +216,8 @@ def test_gemm_recorder_replays_every_gemm():
     with tt.GemmRecorder() as rec:
         y = m(x)
         y.sum().backward()
-    assert [p["gemm"] for p in rec.problems] == ["fprop"] * 3 + ["dgrad", "wgrad"] * 3
-    head = rec.problems[2]
-    kw = {k: v for k, v in head.items() if k not in ("fn", "layer", "gemm")}
+    assert [r for _, r in rec.labels] == ["fprop"] * 3 + ["dgrad", "wgrad"] * 3
+    assert rec.labels[2] == ("head", "fprop")
+    kw = {k: v for k, v in rec.problems[2].items() if k != "fn"}
     d = tcemu.gemm(**kw)
     np.testing.assert_array_equal(d, bits(y))

@@ -34,13 +34,18 @@ def counters():
 
 class GemmRecorder:
     """While active (a context manager), every emulated GEMM is appended to .problems as the
-    keyword arguments of tcemu.gemm (a, b, arch, instr, scales, alpha, bias, out_type ...) plus
-    "fn": "gemm", "layer" and "gemm" (fprop / dgrad / wgrad): a model step's GEMMs, to replay
-    elsewhere (tcemu.dask.map_gemms) or to save as golden inputs. Drop "layer" and "gemm"
-    before passing one to tcemu.gemm."""
+    keyword arguments of tcemu.gemm (a, b, arch, instr, scales, alpha, bias, out_type ...; or of
+    tcemu.gemm_kblock for blockwise FP8) with "fn" naming the function, and to .labels as
+    (layer, fprop / dgrad / wgrad): a model step's GEMMs, to replay elsewhere
+    (tcemu.dask.map_gemms(client, rec.problems)) or to save as golden inputs."""
 
     def __init__(self):
         self.problems = []
+        self.labels = []
+
+    def add(self, problem, layer, role):
+        self.problems.append(problem)
+        self.labels.append((layer, role))
 
     def __enter__(self):
         _gemm_recorders.append(self)
@@ -118,7 +123,7 @@ def run_gemm(recipe, role, arch, qa, qb, out_dtype, device, *, bias=None, where=
     kw.update(promote_every=recipe.promotion(role, arch), out_type=out_type)
     bt = np.ascontiguousarray(b.T)
     for rec in _gemm_recorders:
-        rec.problems.append({"fn": "gemm", "a": a, "b": bt, **kw, "layer": where, "gemm": role})
+        rec.add({"fn": "gemm", "a": a, "b": bt, **kw}, where, role)
     t0 = time.perf_counter()
     d = gemm(a, bt, threads=recipe.threads, **kw)
     TIMES["gemm"] += time.perf_counter() - t0
@@ -142,9 +147,12 @@ def _run_kblock(recipe, role, arch, qa, qb, out_dtype, device, bias, where):
     kw = ins.kwargs()
     kw.pop("dtype", None)
     bias32 = None if bias is None else np.ascontiguousarray(bias.detach().cpu().to(torch.float32).numpy())
+    bt, sb = np.ascontiguousarray(b.T), np.ascontiguousarray(qb.scales.T)
+    for rec in _gemm_recorders:
+        rec.add({"fn": "gemm_kblock", "a": a, "b": bt, "scale_a": qa.scales, "scale_b": sb, "bias": bias32,
+                 "out_type": out_type, **kw}, where, role)
     t0 = time.perf_counter()
-    d = gemm_kblock(a, np.ascontiguousarray(b.T), scale_a=qa.scales, scale_b=np.ascontiguousarray(qb.scales.T),
-                    bias=bias32, out_type=out_type, threads=recipe.threads, **kw)
+    d = gemm_kblock(a, bt, scale_a=qa.scales, scale_b=sb, bias=bias32, out_type=out_type, threads=recipe.threads, **kw)
     TIMES["gemm"] += time.perf_counter() - t0
     TIMES["macs"] += a.shape[0] * b.shape[0] * a.shape[1]
     out = from_codes(d, out_type, device)

@@ -39,8 +39,8 @@ py::array convert_codes(const py::array& codes, const std::string& from_name, co
   const Exec exec = exec_of(threads);
   const Fmt from = format_of(from_name, "src"), to = format_of(to_name, "dst");
   const ConvertOptions opt = resolve_options(convention, from, to, round, satfinite, relu, ftz);
-  if (static_cast<size_t>(codes.itemsize()) != container_bytes(from))
-    throw py::type_error("codes: elements of " + std::to_string(codes.itemsize()) + " bytes; " +
+  if (static_cast<size_t>(item_bytes(codes)) != container_bytes(from))
+    throw py::type_error("codes: elements of " + std::to_string(item_bytes(codes)) + " bytes; " +
                          std::string(info(from).name) + " codes travel in " + std::to_string(container_bytes(from)));
   const bool rs = opt.round == Round::rs;
   if (rs && !rbits) throw py::value_error("rbits: stochastic rounding (round='rs') needs one uint32 of random bits per element");
@@ -51,7 +51,7 @@ py::array convert_codes(const py::array& codes, const std::string& from_name, co
   py::array out;
   if (out_arg) {
     // Checked by tcemu.convert (dtype, shape, C order, writeable); the size is checked here too.
-    if (count(*out_arg) != n || static_cast<size_t>(out_arg->itemsize()) != container_bytes(to))
+    if (count(*out_arg) != n || static_cast<size_t>(item_bytes(*out_arg)) != container_bytes(to))
       throw py::value_error("out: must have the shape of codes and the destination's container dtype");
     out = *out_arg;
   } else {

@@ -8,7 +8,7 @@
 namespace tcemu {
 namespace {
 
-constexpr std::array<Convention, 13> kConventions = {{
+constexpr std::array<Convention, 12> kConventions = {{
     {"generic", "the options as given; PTX-compatible defaults (canonical NaN, NaN -> +MAX without NaN)",
      "docs/conversions.md"},
     {"ptx", "only combinations that exist as a PTX cvt instruction, with their semantics",
@@ -19,9 +19,6 @@ constexpr std::array<Convention, 13> kConventions = {{
     {"cutlass-host", "CUTLASS 4.2 host types, scalar path: saturating FP8/FP6/FP4/ue4m3, f64 through float, "
                      "ue8m0 rounds up and saturates finite values",
      "CUTLASS 4.2.0 (nvidia-cutlass) include/cutlass/float8.h, float_subbyte.h, exmy_base.h"},
-    {"cutlass-host-packed", "cutlass-host, but a NaN into FP6/FP4 keeps its sign from every source "
-                            "(the packed converters)",
-     "CUTLASS 4.2.0 include/cutlass/numeric_conversion.h"},
     {"ml-dtypes", "ml_dtypes 0.7.0 casts: rn, quiet NaN with its sign, NaN -> FP6/FP4 -0 for +NaN, "
                   "ue8m0 ties up, 0 and negatives -> NaN",
      "ml_dtypes 0.7.0 (run in CI); include/float8.h ConvertImpl"},
@@ -212,14 +209,13 @@ Resolved resolve_gfloat(std::string_view name, Fmt from, Fmt to, const OptionReq
   o.rs_overflow_to_max = false;                 // only rz/rd/ru put amax at an overflow
   o.rs_fraction = name == "gfloat-sr-odd" ? RsFraction::round_odd
                   : name == "gfloat-sr-fastest" ? RsFraction::truncate : RsFraction::round_even;
-  o.neg_to_unsigned = NegToUnsigned::nan;
+  o.neg_to_unsigned = NegToUnsigned::nan_except_inf;  // sign = signbit(v) and fi.is_signed
   o.zero_to_no_zero = ZeroToNoZero::nan;
   o.tiny_no_subnormal = TinyNoSubnormal::nan;
   return {o, {}};
 }
 
 Resolved resolve_cutlass(std::string_view name, Fmt from, Fmt to, const OptionRequest& req) {
-  const bool packed = name == "cutlass-host-packed";
   if (!(fp8(to) || fp6_fp4(to) || to == Fmt::ue8m0 || to == Fmt::ue4m3 || to == Fmt::f32))
     return fail(name, "tcemu models CUTLASS's host conversions into FP8, FP6, FP4, ue8m0, ue4m3 and float only");
   if (to == Fmt::f32 && !(fp8(from) || fp6_fp4(from) || from == Fmt::ue8m0 || from == Fmt::ue4m3))
@@ -237,7 +233,9 @@ Resolved resolve_cutlass(std::string_view name, Fmt from, Fmt to, const OptionRe
   o.satfinite = to != Fmt::ue8m0 && to != Fmt::f32;
   if (to == Fmt::ue8m0) o.finite_overflow_to_max = true;
   o.f64_via_f32 = true;  // T(float(x))
-  o.nan_to_finite = (packed || from != Fmt::f16) ? NanToFinite::signed_max : NanToFinite::plus_max;
+  // A NaN keeps its sign from float (exmy_base.h) but not through half_t, whose NaN reaches
+  // the narrow type positive: scalar and packed host converters alike (measured, 4.2.0).
+  o.nan_to_finite = from != Fmt::f16 ? NanToFinite::signed_max : NanToFinite::plus_max;
   return {o, {}};
 }
 
@@ -288,7 +286,7 @@ Resolved resolve(std::string_view convention, Fmt from, Fmt to, const OptionRequ
   if (convention == "cuda-host") return resolve_cuda_host(from, to, req);
   if (convention.starts_with("ml-dtypes")) return resolve_ml_dtypes(convention, from, to, req);
   if (convention.starts_with("gfloat")) return resolve_gfloat(convention, from, to, req);
-  if (convention.starts_with("cutlass-host")) return resolve_cutlass(convention, from, to, req);
+  if (convention == "cutlass-host") return resolve_cutlass(convention, from, to, req);
   return resolve_library(convention, to, req);
 }
 

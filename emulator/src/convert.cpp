@@ -207,7 +207,8 @@ ConvertResult round_inf(bool sign, Fmt to, const ConvertOptions& opt) {
   }
   if (sign && !fi.is_signed) {  // step 3: negative into an unsigned float
     switch (opt.neg_to_unsigned) {
-      case NegToUnsigned::magnitude: sign = false; break;
+      case NegToUnsigned::magnitude:
+      case NegToUnsigned::nan_except_inf: sign = false; break;
       case NegToUnsigned::nan: return {nan_result(true, 0, 0, to, opt).code, kInvalid};
       case NegToUnsigned::zero: return zero_result(to, false);
       case NegToUnsigned::undefined: return {0, kUndefined | kInvalid};
@@ -235,7 +236,8 @@ ConvertResult round_value(bool sign, uint64_t sig, int exp, bool sticky, Fmt to,
     const uint8_t refused = (sig == 0 && !sticky) ? 0 : kInvalid;  // -0 is not a negative number
     switch (opt.neg_to_unsigned) {
       case NegToUnsigned::magnitude: sign = false; break;
-      case NegToUnsigned::nan: return {nan_result(true, 0, 0, to, opt).code, refused};
+      case NegToUnsigned::nan:
+      case NegToUnsigned::nan_except_inf: return {nan_result(true, 0, 0, to, opt).code, refused};
       case NegToUnsigned::zero: return zero_result(to, false);
       case NegToUnsigned::undefined: return {0, static_cast<uint8_t>(kUndefined | refused)};
       case NegToUnsigned::nan_unless_satfinite:
@@ -258,11 +260,8 @@ ConvertResult round_value(bool sign, uint64_t sig, int exp, bool sticky, Fmt to,
   const int m = fi.man_bits;
   const int msb = 63 - std::countl_zero(sig);
   const int e = exp + msb;  // exponent of the leading bit
-  if (!fi.has_subnormals && e < fi.emin()) {  // ue8m0: below the smallest value
-    if (opt.tiny_no_subnormal == TinyNoSubnormal::nan)
-      return {nan_result(false, 0, 0, to, opt).code, kInvalid | kInexact | kUnderflow};
-    return {0, kInexact | kUnderflow};
-  }
+  const bool tiny_nan = opt.tiny_no_subnormal == TinyNoSubnormal::nan;
+  if (!fi.has_subnormals && e < fi.emin() && !tiny_nan) return {0, kInexact | kUnderflow};  // ue8m0: smallest
   if (!fi.has_subnormals && e == fi.emin() && opt.tiny_no_subnormal == TinyNoSubnormal::zero_code &&
       (opt.round == Round::rn || opt.round == Round::rna)) {
     // 0x00 read as zero: (2^emin, 2^(emin+1)) rounds to 0x01, its half-way point 2^emin to 0x00.
@@ -282,6 +281,8 @@ ConvertResult round_value(bool sign, uint64_t sig, int exp, bool sticky, Fmt to,
   const uint64_t one = uint64_t{1} << m;
   if (kept >> (m + 1)) { kept >>= 1; ++q; }  // carried into the next binade
   if (kept == 0) return {zero_result(to, sign).code, static_cast<uint8_t>(flags | kUnderflow)};
+  if (tiny_nan && !fi.has_subnormals && q + m < fi.emin())  // rounded below the smallest value
+    return {nan_result(false, 0, 0, to, opt).code, static_cast<uint8_t>(flags | kInvalid | kUnderflow)};
   if (kept >= one) {
     const int re = q + m;
     if (re > fi.emax() || (re == fi.emax() && kept > fi.max_sig())) {

@@ -249,6 +249,8 @@ ConvertResult run_steps(Input in, const Mag& mag, Fmt to, const ConvertOptions& 
     const uint8_t refused = in.zero ? 0 : kInvalid;  // -0 is not a negative number
     switch (opt.neg_to_unsigned) {
       case NegToUnsigned::magnitude: in.sign = false; break;
+      case NegToUnsigned::nan_except_inf:  // a library option (gfloat), not modelled here
+        throw std::invalid_argument("tcemu::ref: NegToUnsigned::nan_except_inf is not modelled");
       case NegToUnsigned::nan: return {p.canonical_nan, refused};
       case NegToUnsigned::zero: in = Input{Exact::finite, false, true, false, 0, 0}; break;
       case NegToUnsigned::undefined: return {0, static_cast<uint8_t>(kUndefined | refused)};

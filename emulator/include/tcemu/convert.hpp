@@ -60,6 +60,7 @@ enum class NegToUnsigned : uint8_t {
   zero,       // clamp to 0 (PTX float-to-unsigned-integer; a negative that rounds to 0 is 0)
   undefined,
   nan_unless_satfinite,  // NaN, with satfinite the smallest code (ml_dtypes: lowest(), ue8m0 0x00)
+  nan_except_inf,        // NaN for negative numbers and -0; -Inf is taken as +Inf (gfloat round_float)
 };
 // A zero input into a format without zero (ue8m0).
 enum class ZeroToNoZero : uint8_t {
@@ -71,7 +72,8 @@ enum class ZeroToNoZero : uint8_t {
 // above it where a library reads code 0x00 as zero).
 enum class TinyNoSubnormal : uint8_t {
   smallest,    // the smallest value 0x00 in every rounding mode
-  nan,         // NaN (gfloat: the rounded value is below the smallest and encodes as NaN)
+  nan,         // rounded on the grid continued below 2^emin; a result below 2^emin is NaN
+               // (gfloat round_float + encode_float: 1.5*2^-128 rn -> 0x00, 2^-128 -> 0xff)
   zero_code,   // rounded as if 0x00 were zero and 2^(emin+1) the next value: x in (2^emin,
                // 2^(emin+1)) gives 0x01 (ml_dtypes 0.5.4 - 0.6.0, float8.h ConvertImpl)
 };

@@ -8,7 +8,7 @@
 namespace tcemu {
 namespace {
 
-constexpr std::array<Convention, 9> kConventions = {{
+constexpr std::array<Convention, 12> kConventions = {{
     {"generic", "the options as given; PTX-compatible defaults (canonical NaN, NaN -> +MAX without NaN)",
      "docs/conversions.md"},
     {"ptx", "only combinations that exist as a PTX cvt instruction, with their semantics",
@@ -16,17 +16,27 @@ constexpr std::array<Convention, 9> kConventions = {{
     {"cuda-host", "NVIDIA host functions: FP8 rn SAT/NOSAT (NaN -> 0x7f), FP6/FP4 rn/rz always saturating, "
                   "ue8m0 rz/ru",
      "CUDA 13.0 cuda_fp8.hpp, cuda_fp6.hpp, cuda_fp4.hpp, cuda_fp16.hpp, cuda_bf16.hpp"},
-    {"cutlass-host", "CUTLASS host types: always saturating FP8, e2m1 -NaN -> -6, ue8m0 rounds up, NaN/Inf -> 0xff",
-     "CUTLASS float8.h, exmy_base.h, float_subbyte.h"},
-    {"ml-dtypes", "ml_dtypes: non-saturating FP8 (rn), NaN keeps its sign, NaN -> e2m1 is -0, negative -> ue8m0 NaN",
-     "ml_dtypes float8.h"},
+    {"cutlass-host", "CUTLASS 4.2 host types, scalar path: saturating FP8/FP6/FP4/ue4m3, f64 through float, "
+                     "ue8m0 rounds up and saturates finite values",
+     "CUTLASS 4.2.0 (nvidia-cutlass) include/cutlass/float8.h, float_subbyte.h, exmy_base.h"},
+    {"ml-dtypes", "ml_dtypes 0.7.0 casts: rn, quiet NaN with its sign, NaN -> FP6/FP4 -0 for +NaN, "
+                  "ue8m0 ties up, 0 and negatives -> NaN",
+     "ml_dtypes 0.7.0 (run in CI); include/float8.h ConvertImpl"},
+    {"ml-dtypes-0.6", "ml_dtypes 0.5.4 to 0.6.0 NumPy casts: as ml-dtypes, but f64 through f32 and "
+                      "(2^-127, 1.5*2^-127) -> ue8m0 0x01",
+     "ml_dtypes v0.6.0 ml_dtypes/include/float8.h, ml_dtypes/_src/custom_float.h NPyCast"},
     {"ocp-ovf", "OCP MX v1.0 non-saturating conversion: overflow to Inf (e5m2) or NaN (e4m3), rn",
      "OCP Microscaling Formats v1.0, 5.3"},
     {"ocp-sat", "OCP MX v1.0 saturating conversion: overflow to +-MAX, rn", "OCP Microscaling Formats v1.0, 5.3"},
     {"llvm-apfloat", "LLVM APFloat: IEEE modes, non-saturating; NaN -> e2m1 and negative -> ue8m0 undefined",
      "llvm/lib/Support/APFloat.cpp"},
-    {"gfloat", "gfloat: rn, non-saturating, NaN is the all-ones code (465 -> e4m3 0xff); NaN -> e2m1 undefined",
-     "graphcore-research/gfloat"},
+    {"gfloat", "gfloat 0.5.2 round_float/encode_float: NaN is the all-ones code, overflow/NaN into FP6/FP4 "
+               "undefined, rs is its Stochastic (fraction rounded to rs_bits, ties to even)",
+     "gfloat 0.5.2 src/gfloat/round.py, encode.py"},
+    {"gfloat-sr-odd", "gfloat with rs as its StochasticOdd (fraction rounded to rs_bits, ties to odd)",
+     "gfloat 0.5.2 src/gfloat/round.py"},
+    {"gfloat-sr-fastest", "gfloat with rs as its StochasticFastest (fraction truncated to rs_bits, as PTX)",
+     "gfloat 0.5.2 src/gfloat/round.py"},
 }};
 
 bool narrow(Fmt f) { return f == Fmt::e4m3 || f == Fmt::e5m2 || f == Fmt::e3m2 || f == Fmt::e2m3 || f == Fmt::e2m1; }
@@ -148,24 +158,95 @@ Resolved resolve_cuda_host(Fmt from, Fmt to, const OptionRequest& req) {
   return {o, {}};
 }
 
+bool ml_float(Fmt f) { return f == Fmt::bf16 || narrow(f) || f == Fmt::ue8m0; }  // ml_dtypes' own types
+
+// ml_dtypes NumPy casts (`np.asarray(x, src).astype(dst)`), evidence in docs/conversions.md.
+Resolved resolve_ml_dtypes(std::string_view name, Fmt from, Fmt to, const OptionRequest& req) {
+  const bool v06 = name == "ml-dtypes-0.6";
+  const std::string pair = std::string(info(from).name) + " -> " + std::string(info(to).name);
+  const bool ieee = from == Fmt::f64 || from == Fmt::f32 || from == Fmt::f16;
+  if (!(ml_float(from) || ieee) || !(ml_float(to) || to == Fmt::f64 || to == Fmt::f32 || to == Fmt::f16))
+    return fail(name, "ml_dtypes has no cast " + pair);
+  if (!ml_float(from) && !ml_float(to)) return fail(name, pair + " is NumPy's cast, not ml_dtypes'");
+  if (v06 && ((from == Fmt::ue8m0 && narrow(to)) || (to == Fmt::ue8m0 && narrow(from))))
+    return fail(name, "ml_dtypes 0.6 registers no cast " + pair);
+  if (req.relu.value_or(false) || req.ftz.value_or(false)) return fail(name, "ml_dtypes casts have no relu or ftz");
+  ConvertOptions o;
+  o.round = req.round.value_or(Round::rn);
+  if (o.round != Round::rn) return fail(name, "ml_dtypes casts round to nearest even only");
+  // RoundBitsToNearestEven with no fraction bits looks at the implicit bit: ue8m0 ties go up.
+  if (to == Fmt::ue8m0) o.round = Round::rna;
+  o.satfinite = req.satfinite.value_or(false);  // ConvertFrom<kSaturate=true> (C++ only)
+  o.inf_satfinite = false;                      // Inf is returned before kSaturate is looked at
+  o.nan_out = NanOut::quiet;                    // quiet_NaN() with the sign
+  if (from == Fmt::bf16 && to == Fmt::f32) o.nan_out = NanOut::payload_raw;  // Eigen bfloat16 -> float: bits moved
+  if (from == Fmt::bf16 && to == Fmt::f64) o.nan_out = NanOut::payload;      // ... then the C cast to double
+  o.nan_to_finite = NanToFinite::flipped_zero;
+  o.neg_to_unsigned = NegToUnsigned::nan_unless_satfinite;
+  o.zero_to_no_zero = ZeroToNoZero::nan_unless_satfinite;
+  if (v06) {
+    o.f64_via_f32 = true;  // NPyCast: static_cast<To>(static_cast<float>(from))
+    o.tiny_no_subnormal = TinyNoSubnormal::zero_code;
+  }
+  return {o, {}};
+}
+
+Resolved resolve_gfloat(std::string_view name, Fmt from, Fmt to, const OptionRequest& req) {
+  const bool known = [](Fmt f) {
+    return f == Fmt::f64 || f == Fmt::f32 || f == Fmt::f16 || f == Fmt::bf16 || narrow(f) || f == Fmt::ue8m0;
+  }(to);
+  if (!known || to == Fmt::f64) return fail(name, "tcemu models gfloat's rounding into f32, f16, bf16, FP8, FP6, FP4 and ue8m0, not " +
+                                                      std::string(info(to).name));
+  if (info(from).is_int || from == Fmt::tf32 || from == Fmt::ue4m3)
+    return fail(name, "gfloat takes float values (f64, f32, f16, bf16, FP8, FP6, FP4, ue8m0), not " + std::string(info(from).name));
+  if (req.relu.value_or(false) || req.ftz.value_or(false)) return fail(name, "gfloat's round_float has no relu or ftz");
+  ConvertOptions o;
+  o.round = req.round.value_or(Round::rn);
+  o.satfinite = req.satfinite.value_or(false);
+  o.nan_out = NanOut::all_ones;                 // FormatInfo.code_of_nan
+  o.nan_to_finite = NanToFinite::undefined;     // round_float: "No NaN in format"
+  o.overflow_undefined = true;                  // "No Infs or NaNs in format ..., and sat=False"
+  o.rs_overflow_to_max = false;                 // only rz/rd/ru put amax at an overflow
+  o.rs_fraction = name == "gfloat-sr-odd" ? RsFraction::round_odd
+                  : name == "gfloat-sr-fastest" ? RsFraction::truncate : RsFraction::round_even;
+  o.neg_to_unsigned = NegToUnsigned::nan_except_inf;  // sign = signbit(v) and fi.is_signed
+  o.zero_to_no_zero = ZeroToNoZero::nan;
+  o.tiny_no_subnormal = TinyNoSubnormal::nan;
+  return {o, {}};
+}
+
+Resolved resolve_cutlass(std::string_view name, Fmt from, Fmt to, const OptionRequest& req) {
+  if (!(fp8(to) || fp6_fp4(to) || to == Fmt::ue8m0 || to == Fmt::ue4m3 || to == Fmt::f32))
+    return fail(name, "tcemu models CUTLASS's host conversions into FP8, FP6, FP4, ue8m0, ue4m3 and float only");
+  if (to == Fmt::f32 && !(fp8(from) || fp6_fp4(from) || from == Fmt::ue8m0 || from == Fmt::ue4m3))
+    return fail(name, "no CUTLASS narrow-format conversion " + std::string(info(from).name) + " -> f32");
+  if (to != Fmt::f32 && !(from == Fmt::f64 || from == Fmt::f32 || from == Fmt::f16 || from == Fmt::bf16))
+    return fail(name, "CUTLASS's host types convert from double, float, half_t and bfloat16_t");
+  if (req.relu.value_or(false) || req.ftz.value_or(false)) return fail(name, "CUTLASS's host types have no relu or ftz");
+  ConvertOptions o;
+  o.round = req.round.value_or(to == Fmt::ue8m0 ? Round::ru : Round::rn);
+  if (to == Fmt::ue8m0 && o.round != Round::ru)
+    return fail(name, "float_ue8m0_t's host conversion rounds up (ru) only; rz exists only as the device cvt");
+  if (to != Fmt::ue8m0 && o.round != Round::rn) return fail(name, "CUTLASS host types round to nearest even");
+  if (req.satfinite.has_value() && !*req.satfinite && to != Fmt::ue8m0 && to != Fmt::f32)
+    return fail(name, "CUTLASS's host FP8/FP6/FP4/ue4m3 conversions always saturate");
+  o.satfinite = to != Fmt::ue8m0 && to != Fmt::f32;
+  if (to == Fmt::ue8m0) o.finite_overflow_to_max = true;
+  o.f64_via_f32 = true;  // T(float(x))
+  // A NaN keeps its sign from float (exmy_base.h) but not through half_t, whose NaN reaches
+  // the narrow type positive: scalar and packed host converters alike (measured, 4.2.0).
+  o.nan_to_finite = from != Fmt::f16 ? NanToFinite::signed_max : NanToFinite::plus_max;
+  return {o, {}};
+}
+
 Resolved resolve_library(std::string_view name, Fmt to, const OptionRequest& req) {
   ConvertOptions o;
   o.round = req.round.value_or(Round::rn);
   o.relu = req.relu.value_or(false);
   o.ftz = req.ftz.value_or(false);
   o.satfinite = req.satfinite.value_or(false);
-  if (name == "cutlass-host") {
-    if (fp8(to) || fp6_fp4(to)) o.satfinite = true;  // NumericConverter's float_e4m3_t clamps
-    if (to == Fmt::ue8m0) o.round = req.round.value_or(Round::ru);
-    o.nan_to_finite = NanToFinite::signed_max;
-    if (o.round != Round::rn && !(to == Fmt::ue8m0 && (o.round == Round::ru || o.round == Round::rz)))
-      return fail(name, "CUTLASS host types round to nearest even (ue8m0: up or toward zero)");
-  } else if (name == "ml-dtypes") {
-    if (o.round != Round::rn) return fail(name, "ml_dtypes casts round to nearest even only");
-    o.nan_out = NanOut::keep_sign;
-    o.nan_to_finite = NanToFinite::neg_zero;
-    o.neg_to_unsigned = NegToUnsigned::nan;
-  } else if (name == "ocp-ovf" || name == "ocp-sat") {
+  (void)to;
+  if (name == "ocp-ovf" || name == "ocp-sat") {
     if (o.round != Round::rn) return fail(name, "OCP MX conversions round to nearest even");
     if (req.satfinite.has_value() && *req.satfinite != (name == "ocp-sat"))
       return fail(name, name == "ocp-sat" ? "is saturating by definition" : "is non-saturating by definition");
@@ -177,12 +258,6 @@ Resolved resolve_library(std::string_view name, Fmt to, const OptionRequest& req
     o.nan_out = NanOut::keep_sign;
     o.nan_to_finite = NanToFinite::undefined;
     o.neg_to_unsigned = NegToUnsigned::undefined;
-  } else if (name == "gfloat") {
-    if (o.round != Round::rn && o.round != Round::rz && o.round != Round::rs)
-      return fail(name, "gfloat rounding: rn, rz or rs here");
-    o.nan_out = NanOut::all_ones;
-    o.nan_to_finite = NanToFinite::undefined;
-    o.neg_to_unsigned = NegToUnsigned::nan;
   }
   return {o, {}};
 }
@@ -209,6 +284,9 @@ Resolved resolve(std::string_view convention, Fmt from, Fmt to, const OptionRequ
   if (!find_convention(convention)) return {std::nullopt, "unknown convention '" + std::string(convention) + "'"};
   if (convention == "ptx") return resolve_ptx(from, to, req);
   if (convention == "cuda-host") return resolve_cuda_host(from, to, req);
+  if (convention.starts_with("ml-dtypes")) return resolve_ml_dtypes(convention, from, to, req);
+  if (convention.starts_with("gfloat")) return resolve_gfloat(convention, from, to, req);
+  if (convention == "cutlass-host") return resolve_cutlass(convention, from, to, req);
   return resolve_library(convention, to, req);
 }
 

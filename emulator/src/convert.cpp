@@ -70,6 +70,7 @@ ConvertResult nan_result(bool sign, uint64_t payload, int payload_bits, Fmt to, 
       case NanToFinite::neg_zero: return {pack(fi, true, 0, 0), kInvalid};
       case NanToFinite::zero: return {0, kInvalid};
       case NanToFinite::undefined: return {0, kUndefined | kInvalid};
+      case NanToFinite::flipped_zero: return {pack(fi, !sign, 0, 0), kInvalid};
     }
   }
   const uint64_t canon = *canonical_nan(to);
@@ -78,6 +79,9 @@ ConvertResult nan_result(bool sign, uint64_t payload, int payload_bits, Fmt to, 
     case NanOut::canonical: return {canon, 0};
     case NanOut::keep_sign: return {canon | (sign ? fi.sign_mask() : 0), 0};
     case NanOut::all_ones: return {fi.is_signed ? all_ones_code(fi) : canon, 0};
+    case NanOut::quiet:
+      if (one_nan_per_sign) return {canon | (sign ? fi.sign_mask() : 0), 0};
+      return {pack(fi, sign, (uint64_t{1} << fi.exp_bits) - 1, uint64_t{1} << (fi.man_bits - 1)), 0};
     case NanOut::payload:
     case NanOut::payload_raw:
     case NanOut::canonical_f32_payload: {
@@ -115,14 +119,22 @@ uint8_t infinite_flags(Fmt to) {
   return fi.has_nan() ? uint8_t{kInvalid} : static_cast<uint8_t>(kOverflow | kInexact);
 }
 
+// Overflow or Inf into a format with neither Inf nor NaN, without satfinite, under
+// overflow_undefined (gfloat raises ValueError there).
+bool overflow_refused(Fmt to, const ConvertOptions& opt) {
+  return opt.overflow_undefined && !opt.satfinite && !info(to).has_nan();
+}
+
 ConvertResult overflow_result(Fmt to, bool sign, bool toward_zero, const ConvertOptions& opt) {
-  if (opt.satfinite || toward_zero) return {max_finite_code(to, sign), kOverflow | kInexact};
+  if (opt.satfinite || toward_zero || opt.finite_overflow_to_max) return {max_finite_code(to, sign), kOverflow | kInexact};
+  if (overflow_refused(to, opt)) return {0, kUndefined | kOverflow | kInexact};
   return {infinite_code(to, sign, opt), static_cast<uint8_t>(kOverflow | kInexact | infinite_flags(to))};
 }
 
 // Rounding decision for a magnitude split into kept bits, a 64-bit discarded fraction (its
 // top bit weighs half an ulp) and a sticky bit for anything below.
-bool round_up(Round r, bool sign, uint64_t kept, uint64_t frac, bool sticky, uint32_t rbits, int w) {
+bool round_up(Round r, bool sign, uint64_t kept, uint64_t frac, bool sticky, uint32_t rbits, int w,
+              RsFraction rsf = RsFraction::truncate) {
   const bool any = frac != 0 || sticky;
   switch (r) {
     case Round::rn: return (frac >> 63) && ((frac << 1) != 0 || sticky || (kept & 1));
@@ -132,6 +144,11 @@ bool round_up(Round r, bool sign, uint64_t kept, uint64_t frac, bool sticky, uin
     case Round::ru: return !sign && any;
     case Round::rs: {
       uint64_t top = frac >> (64 - w);
+      if (rsf != RsFraction::truncate) {  // the fraction first rounded to w bits
+        const uint64_t rest = frac << w;  // the discarded bits below the top w
+        const bool half = (rest >> 63) != 0, more = (rest << 1) != 0 || sticky;
+        if (half && (more || ((top & 1) != 0) == (rsf == RsFraction::round_even))) ++top;
+      }
       uint64_t mask = (uint64_t{1} << w) - 1;
       return ((top + (rbits & mask)) >> w) != 0;
     }
@@ -190,14 +207,19 @@ ConvertResult round_inf(bool sign, Fmt to, const ConvertOptions& opt) {
   }
   if (sign && !fi.is_signed) {  // step 3: negative into an unsigned float
     switch (opt.neg_to_unsigned) {
-      case NegToUnsigned::magnitude: sign = false; break;
+      case NegToUnsigned::magnitude:
+      case NegToUnsigned::nan_except_inf: sign = false; break;
       case NegToUnsigned::nan: return {nan_result(true, 0, 0, to, opt).code, kInvalid};
       case NegToUnsigned::zero: return zero_result(to, false);
       case NegToUnsigned::undefined: return {0, kUndefined | kInvalid};
+      case NegToUnsigned::nan_unless_satfinite:
+        if (opt.satfinite) return zero_result(to, false);
+        return {nan_result(true, 0, 0, to, opt).code, kInvalid};
     }
   }
   // Step 6: Inf input.
-  if (opt.satfinite) return {max_finite_code(to, sign), kOverflow | kInexact};
+  if (opt.satfinite && opt.inf_satfinite) return {max_finite_code(to, sign), kOverflow | kInexact};
+  if (overflow_refused(to, opt)) return {0, kUndefined | kInvalid};
   return {infinite_code(to, sign, opt), infinite_flags(to)};
 }
 
@@ -214,10 +236,19 @@ ConvertResult round_value(bool sign, uint64_t sig, int exp, bool sticky, Fmt to,
     const uint8_t refused = (sig == 0 && !sticky) ? 0 : kInvalid;  // -0 is not a negative number
     switch (opt.neg_to_unsigned) {
       case NegToUnsigned::magnitude: sign = false; break;
-      case NegToUnsigned::nan: return {nan_result(true, 0, 0, to, opt).code, refused};
+      case NegToUnsigned::nan:
+      case NegToUnsigned::nan_except_inf: return {nan_result(true, 0, 0, to, opt).code, refused};
       case NegToUnsigned::zero: return zero_result(to, false);
       case NegToUnsigned::undefined: return {0, static_cast<uint8_t>(kUndefined | refused)};
+      case NegToUnsigned::nan_unless_satfinite:
+        if (opt.satfinite) return zero_result(to, false);
+        return {nan_result(true, 0, 0, to, opt).code, refused};
     }
+  }
+  if (sig == 0 && !sticky && !fi.has_zero) {  // step 5: zero into a format without zero
+    const bool nan = opt.zero_to_no_zero == ZeroToNoZero::nan ||
+                     (opt.zero_to_no_zero == ZeroToNoZero::nan_unless_satfinite && !opt.satfinite);
+    if (nan) return {nan_result(false, 0, 0, to, opt).code, kInvalid};
   }
   if (sig == 0) {
     if (!sticky) return zero_result(to, sign);  // step 5: zero
@@ -229,20 +260,29 @@ ConvertResult round_value(bool sign, uint64_t sig, int exp, bool sticky, Fmt to,
   const int m = fi.man_bits;
   const int msb = 63 - std::countl_zero(sig);
   const int e = exp + msb;  // exponent of the leading bit
-  if (!fi.has_subnormals && e < fi.emin()) return {0, kInexact | kUnderflow};  // ue8m0: smallest value
+  const bool tiny_nan = opt.tiny_no_subnormal == TinyNoSubnormal::nan;
+  if (!fi.has_subnormals && e < fi.emin() && !tiny_nan) return {0, kInexact | kUnderflow};  // ue8m0: smallest
+  if (!fi.has_subnormals && e == fi.emin() && opt.tiny_no_subnormal == TinyNoSubnormal::zero_code &&
+      (opt.round == Round::rn || opt.round == Round::rna)) {
+    // 0x00 read as zero: (2^emin, 2^(emin+1)) rounds to 0x01, its half-way point 2^emin to 0x00.
+    const bool above = (sig & (sig - 1)) != 0 || sticky;
+    return {above ? pack(fi, false, 1, 0) : 0, static_cast<uint8_t>(above ? kInexact : 0)};
+  }
   int q = (e >= fi.emin() || !fi.has_subnormals) ? e - m : fi.emin() - m;
   Split s = split_at(sig, exp, q, sticky);
   const int w = opt.rs_bits ? opt.rs_bits : default_rs_bits(to);
   // Ties to even look at the code's last bit: the significand's, or with no fraction bits
   // (ue8m0) the exponent's, as bit-level implementations (ml_dtypes) round.
   const uint64_t last = m > 0 ? s.kept : static_cast<uint64_t>(q + fi.bias);
-  const bool up = round_up(opt.round, sign, last, s.frac, s.sticky, rbits, w);
+  const bool up = round_up(opt.round, sign, last, s.frac, s.sticky, rbits, w, opt.rs_fraction);
   uint64_t kept = s.kept + (up ? 1 : 0);
   uint8_t flags = (s.frac || s.sticky) ? kInexact : 0;
   if (flags && e < fi.emin()) flags |= kUnderflow;  // tininess before rounding (IEEE 754 §7.5)
   const uint64_t one = uint64_t{1} << m;
   if (kept >> (m + 1)) { kept >>= 1; ++q; }  // carried into the next binade
   if (kept == 0) return {zero_result(to, sign).code, static_cast<uint8_t>(flags | kUnderflow)};
+  if (tiny_nan && !fi.has_subnormals && q + m < fi.emin())  // rounded below the smallest value
+    return {nan_result(false, 0, 0, to, opt).code, static_cast<uint8_t>(flags | kInvalid | kUnderflow)};
   if (kept >= one) {
     const int re = q + m;
     if (re > fi.emax() || (re == fi.emax() && kept > fi.max_sig())) {
@@ -252,7 +292,7 @@ ConvertResult round_value(bool sign, uint64_t sig, int exp, bool sticky, Fmt to,
         case Round::rz: toward_zero = true; break;
         case Round::rd: toward_zero = !sign; break;
         case Round::ru: toward_zero = sign; break;
-        case Round::rs: toward_zero = !up; break;
+        case Round::rs: toward_zero = !up && opt.rs_overflow_to_max; break;
         default: toward_zero = false;
       }
       return overflow_result(to, sign, toward_zero, opt);
@@ -266,6 +306,14 @@ ConvertResult round_value(bool sign, uint64_t sig, int exp, bool sticky, Fmt to,
 }
 
 ConvertResult convert(Fmt from, Fmt to, uint64_t code, const ConvertOptions& opt, uint32_t rbits) {
+  if (from == Fmt::f64 && opt.f64_via_f32 && to != Fmt::f64 && to != Fmt::f32) {
+    ConvertOptions first;  // the C cast double -> float: rn, IEEE overflow, NaN payload quieted
+    first.nan_out = NanOut::payload;
+    const ConvertResult narrowed = convert(Fmt::f64, Fmt::f32, code, first);
+    ConvertResult r = convert(Fmt::f32, to, narrowed.code, opt, rbits);
+    r.flags |= narrowed.flags & (kInexact | kUnderflow | kOverflow);
+    return r;
+  }
   const FormatInfo& src = info(from);
   const Decoded d = decode(from, code);
   switch (d.cls) {

@@ -179,7 +179,8 @@ void (*f32_kernel(const ConvertOptions& o))(const void*, void*, size_t) {
 // The options under which the f32 kernels compute exactly what the scalar core does.
 bool f32_kernel_applies(const ConvertOptions& o) {
   return o.round != Round::rs && !o.relu && !o.ftz && o.nan_out == NanOut::canonical &&
-         o.nan_to_finite == NanToFinite::plus_max;
+         o.nan_to_finite == NanToFinite::plus_max && o.inf_satfinite && !o.overflow_undefined &&
+         !o.finite_overflow_to_max;
 }
 
 }  // namespace

@@ -39,8 +39,8 @@ py::array convert_codes(const py::array& codes, const std::string& from_name, co
   const Exec exec = exec_of(threads);
   const Fmt from = format_of(from_name, "src"), to = format_of(to_name, "dst");
   const ConvertOptions opt = resolve_options(convention, from, to, round, satfinite, relu, ftz);
-  if (static_cast<size_t>(codes.itemsize()) != container_bytes(from))
-    throw py::type_error("codes: elements of " + std::to_string(codes.itemsize()) + " bytes; " +
+  if (static_cast<size_t>(item_bytes(codes)) != container_bytes(from))
+    throw py::type_error("codes: elements of " + std::to_string(item_bytes(codes)) + " bytes; " +
                          std::string(info(from).name) + " codes travel in " + std::to_string(container_bytes(from)));
   const bool rs = opt.round == Round::rs;
   if (rs && !rbits) throw py::value_error("rbits: stochastic rounding (round='rs') needs one uint32 of random bits per element");
@@ -51,7 +51,7 @@ py::array convert_codes(const py::array& codes, const std::string& from_name, co
   py::array out;
   if (out_arg) {
     // Checked by tcemu.convert (dtype, shape, C order, writeable); the size is checked here too.
-    if (count(*out_arg) != n || static_cast<size_t>(out_arg->itemsize()) != container_bytes(to))
+    if (count(*out_arg) != n || static_cast<size_t>(item_bytes(*out_arg)) != container_bytes(to))
       throw py::value_error("out: must have the shape of codes and the destination's container dtype");
     out = *out_arg;
   } else {
@@ -67,8 +67,8 @@ py::array convert_codes(const py::array& codes, const std::string& from_name, co
   const auto* rb = rbits ? static_cast<const uint32_t*>(rbits->data()) : nullptr;
   // Options without a defined result for some inputs: element by element, stopping at the
   // first such input (the command line exits 2 there).
-  const bool may_be_undefined =
-      opt.nan_to_finite == NanToFinite::undefined || opt.neg_to_unsigned == NegToUnsigned::undefined;
+  const bool may_be_undefined = opt.nan_to_finite == NanToFinite::undefined ||
+                                opt.neg_to_unsigned == NegToUnsigned::undefined || opt.overflow_undefined;
   if (may_be_undefined) {
     const std::vector<uint64_t> in = widen(codes);
     std::vector<uint64_t> res(n);
@@ -96,6 +96,36 @@ py::array convert_codes(const py::array& codes, const std::string& from_name, co
     conv.run(src, dst, n, rb, exec);  // the same codes for every thread count
   }
   return out;
+}
+
+// Codes and IEEE status flags (tcemu::Flag, one uint8 per element), element by element through
+// the scalar core: an input the options define no result for gets code 0 and kUndefined.
+py::tuple convert_codes_flags(const py::array& codes, const std::string& from_name, const std::string& to_name,
+                              const std::optional<std::string>& round, bool satfinite, bool relu, bool ftz,
+                              const std::string& convention, const std::optional<py::array>& rbits) {
+  const Fmt from = format_of(from_name, "src"), to = format_of(to_name, "dst");
+  const ConvertOptions opt = resolve_options(convention, from, to, round, satfinite, relu, ftz);
+  if (static_cast<size_t>(item_bytes(codes)) != container_bytes(from))
+    throw py::type_error("codes: elements of " + std::to_string(item_bytes(codes)) + " bytes; " +
+                         std::string(info(from).name) + " codes travel in " + std::to_string(container_bytes(from)));
+  const bool rs = opt.round == Round::rs;
+  if (rs && !rbits) throw py::value_error("rbits: stochastic rounding (round='rs') needs one uint32 of random bits per element");
+  if (!rs && rbits) throw py::value_error("rbits: only stochastic rounding (round='rs') takes random bits");
+  const size_t n = count(codes);
+  if (rbits && count(*rbits) != n) throw py::value_error("rbits: must have the shape of codes");
+  std::vector<py::ssize_t> shape(codes.shape(), codes.shape() + codes.ndim());
+  const std::vector<uint64_t> in = widen(codes);
+  const auto* rb = rbits ? static_cast<const uint32_t*>(rbits->data()) : nullptr;
+  std::vector<uint64_t> res(n), fl(n);
+  {
+    py::gil_scoped_release nogil;
+    for (size_t i = 0; i < n; ++i) {
+      const ConvertResult r = convert(from, to, in[i], opt, rb ? rb[i] : 0);
+      res[i] = r.code;
+      fl[i] = r.flags;
+    }
+  }
+  return py::make_tuple(narrow(res, static_cast<int>(container_bytes(to)), shape), narrow(fl, 1, shape));
 }
 
 py::array cvt_eval(const std::string& spelling, const py::array_t<uint64_t>& regs, const std::optional<py::array>& rbits,
@@ -141,6 +171,14 @@ void init_convert(py::module_& m) {
   m.def("convert_codes", &convert_codes, py::arg("codes"), py::arg("src"), py::arg("dst"), py::arg("round"),
         py::arg("satfinite"), py::arg("relu"), py::arg("ftz"), py::arg("convention"), py::arg("rbits"),
         py::arg("out") = py::none(), py::arg("threads") = 0);
+  m.def("convert_codes_flags", &convert_codes_flags, py::arg("codes"), py::arg("src"), py::arg("dst"),
+        py::arg("round"), py::arg("satfinite"), py::arg("relu"), py::arg("ftz"), py::arg("convention"),
+        py::arg("rbits"));
+  m.attr("FLAG_INEXACT") = static_cast<int>(kInexact);
+  m.attr("FLAG_OVERFLOW") = static_cast<int>(kOverflow);
+  m.attr("FLAG_UNDERFLOW") = static_cast<int>(kUnderflow);
+  m.attr("FLAG_INVALID") = static_cast<int>(kInvalid);
+  m.attr("FLAG_UNDEFINED") = static_cast<int>(kUndefined);
   m.def("container_bytes", [](const std::string& f) { return container_bytes(format_of(f, "fmt")); });
   m.def("conventions", [] {
     py::list l;

@@ -66,7 +66,7 @@ py::ssize_t first_invalid(const std::string& fmt, const py::array& codes) {
   const Fmt f = format_of(fmt, "fmt");
   const void* p = codes.data();
   const size_t n = count(codes);
-  const auto size = codes.itemsize();
+  const auto size = item_bytes(codes);
   py::gil_scoped_release nogil;
   switch (size) {
     case 1: return first_invalid_in(f, static_cast<const uint8_t*>(p), n);

@@ -191,8 +191,8 @@ Array actual_array(const Case& c, const py::array& actual) {
   if (count(actual) != want)
     throw py::value_error("actual: " + std::to_string(count(actual)) + " elements; case '" + c.name + "' expects " +
                           std::to_string(e.rows) + " x " + std::to_string(e.cols));
-  if (actual.itemsize() != e.type.bytes)
-    throw py::type_error("actual: elements of " + std::to_string(actual.itemsize()) + " bytes; " + e.type.name +
+  if (item_bytes(actual) != e.type.bytes)
+    throw py::type_error("actual: elements of " + std::to_string(item_bytes(actual)) + " bytes; " + e.type.name +
                          " codes travel in " + std::to_string(e.type.bytes));
   const std::vector<uint64_t> codes = widen(actual);
   for (size_t i = 0; i < codes.size(); ++i)

@@ -39,12 +39,16 @@ inline Exec exec_of(int threads) {
 // A C-contiguous array's element count and data (the Python layer passes only those).
 inline size_t count(const py::array& a) { return static_cast<size_t>(a.size()); }
 
+// Bytes per element, read through Python: pybind11 2.10's array::itemsize() reads the dtype
+// struct with NumPy 1's layout, which NumPy 2 changed (it returns 0 under the venv's 2.4).
+inline py::ssize_t item_bytes(const py::array& a) { return a.attr("itemsize").cast<py::ssize_t>(); }
+
 // Codes of any unsigned container (1, 2, 4 or 8 bytes) widened to uint64.
 inline std::vector<uint64_t> widen(const py::array& a) {
   const size_t n = count(a);
   std::vector<uint64_t> out(n);
   const auto* p = static_cast<const uint8_t*>(a.data());
-  switch (a.itemsize()) {
+  switch (item_bytes(a)) {
     case 1: for (size_t i = 0; i < n; ++i) out[i] = p[i]; break;
     case 2: for (size_t i = 0; i < n; ++i) out[i] = reinterpret_cast<const uint16_t*>(p)[i]; break;
     case 4: for (size_t i = 0; i < n; ++i) out[i] = reinterpret_cast<const uint32_t*>(p)[i]; break;

@@ -9,7 +9,7 @@ through it.
 """
 
 from . import _tcemu  # noqa: F401  (the extension module, tcemu._tcemu)
-from ._convert import convert, cvt, decode, encode, conventions, cvt_instructions
+from ._convert import convert, cvt, decode, encode, conventions, cvt_instructions, INEXACT, OVERFLOW, UNDERFLOW, INVALID, UNDEFINED
 from ._formats import Format, formats
 from ._device import cuda_status
 from ._mma import dot, instructions, mma, mma_params
@@ -24,7 +24,8 @@ from . import testing
 __version__ = "0.1.0"
 
 __all__ = [
-    "convert", "encode", "decode", "cvt", "conventions", "cvt_instructions", "formats", "Format",
+    "convert", "encode", "decode", "INEXACT", "OVERFLOW", "UNDERFLOW", "INVALID", "UNDEFINED", "cvt", "conventions",
+    "cvt_instructions", "formats", "Format",
     "mma", "mma_params", "dot", "gemm", "gemm_kblock", "gemm_plans", "gemm_epilogue_steps", "split_k_chunks", "cuda_status",
     "instructions", "quantize", "dequantize", "fp8_cast", "DelayedScaling", "Quantized", "recipes", "recipe_options",
     "GradScaler",

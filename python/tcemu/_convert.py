@@ -33,18 +33,35 @@ def _check_out(out, c, dst):
     return out
 
 
-def _run(c, src, dst, round, satfinite, relu, ftz, convention, rbits, was_scalar, out=None, threads=None):
+# IEEE 754 status flags of tcemu.convert(..., flags=True), bits of one uint8 per element
+# (emulator/include/tcemu/convert.hpp, enum Flag; docs/conversions.md "Status flags").
+INEXACT = _tcemu.FLAG_INEXACT
+OVERFLOW = _tcemu.FLAG_OVERFLOW
+UNDERFLOW = _tcemu.FLAG_UNDERFLOW
+INVALID = _tcemu.FLAG_INVALID
+UNDEFINED = _tcemu.FLAG_UNDEFINED
+
+
+def _run(c, src, dst, round, satfinite, relu, ftz, convention, rbits, was_scalar, out=None, threads=None,
+         flags=False):
     th = threads_arg(threads)
     rb = None if rbits is None else uint32_array(rbits, "rbits", c.shape if np.ndim(rbits) else None)
     if rb is not None and rb.shape != c.shape:
         rb = np.ascontiguousarray(np.broadcast_to(rb, c.shape))
+    if flags:
+        if out is not None:
+            raise ValueError("out: not taken with flags=True")
+        res, fl = _tcemu.convert_codes_flags(c, src, dst, round, satfinite, relu, ftz, convention, rb)
+        if was_scalar:
+            return int(res.reshape(-1)[0]), int(fl.reshape(-1)[0])
+        return res, fl
     res = _tcemu.convert_codes(c, src, dst, round, satfinite, relu, ftz, convention, rb, _check_out(out, c, dst),
                                th)
     return scalar_result(was_scalar and out is None, res)
 
 
 def convert(codes_in, src, dst, *, round=None, satfinite=False, relu=False, ftz=False, convention=None, rbits=None,
-            out=None, threads=None):
+            out=None, threads=None, flags=False):
     """Converts codes of format `src` into codes of `dst` (an array of the same shape, uint8 /
     uint16 / uint32 / uint64 by the destination's width; an int for a scalar input).
 
@@ -54,11 +71,18 @@ def convert(codes_in, src, dst, *, round=None, satfinite=False, relu=False, ftz=
     out: an array to write the result into (the shape of codes, the destination's dtype,
     C-contiguous), returned; saves allocating one per call on large arrays.
     threads: how many threads convert (None: $TCEMU_NUM_THREADS, else every core; arrays are
-    split in chunks of 64 Ki elements). The codes are the same for every thread count."""
+    split in chunks of 64 Ki elements). The codes are the same for every thread count.
+    flags: True returns (codes, flags): flags a uint8 array (an int for a scalar) of the IEEE 754
+    status of each element's conversion, bits tcemu.INEXACT, OVERFLOW, UNDERFLOW (tininess
+    before rounding), INVALID, and UNDEFINED where the convention defines no result (code 0
+    there; without flags such an input raises ValueError). Element by element (one thread)."""
     src, dst = format_name(src, "src"), format_name(dst, "dst")
     opts = _opts(round, satfinite, relu, ftz, convention)
+    if not isinstance(flags, (bool, np.bool_)):
+        raise TypeError(f"flags: must be True or False, got {type(flags).__name__}")
     c = codes(codes_in, src, "codes")
-    return _run(c, src, dst, *opts, rbits, np.ndim(codes_in) == 0 and not hasattr(codes_in, "shape"), out, threads)
+    return _run(c, src, dst, *opts, rbits, np.ndim(codes_in) == 0 and not hasattr(codes_in, "shape"), out, threads,
+                bool(flags))
 
 
 def encode(values, fmt, *, round=None, satfinite=False, relu=False, ftz=False, convention=None, rbits=None):

@@ -148,6 +148,8 @@ uint64_t nan_code(const FormatParams& p, NanOut how, const Input& in) {
       return one_nan_per_sign ? keep_sign : nan_with_payload(p, in.sign, in.payload, in.payload_bits, false);
     case NanOut::canonical_f32_payload:  // f32's canonical NaN 0x7fffffff, moved with its payload
       return one_nan_per_sign ? p.canonical_nan : nan_with_payload(p, false, 0x7fffff, 23, true);
+    case NanOut::quiet:  // only the quiet bit, the sign kept
+      return one_nan_per_sign ? keep_sign : nan_with_payload(p, in.sign, 0, 1, true);
   }
   throw std::invalid_argument("tcemu::ref: unknown NanOut value");
 }
@@ -236,6 +238,7 @@ ConvertResult run_steps(Input in, const Mag& mag, Fmt to, const ConvertOptions& 
       case NanToFinite::neg_zero: return {p.sign_bit(), kInvalid};
       case NanToFinite::zero: return {0, kInvalid};
       case NanToFinite::undefined: return {0, kUndefined | kInvalid};
+      case NanToFinite::flipped_zero: return {in.sign ? 0 : p.sign_bit(), kInvalid};
     }
     throw std::invalid_argument("tcemu::ref: unknown NanToFinite value");
   }
@@ -246,9 +249,15 @@ ConvertResult run_steps(Input in, const Mag& mag, Fmt to, const ConvertOptions& 
     const uint8_t refused = in.zero ? 0 : kInvalid;  // -0 is not a negative number
     switch (opt.neg_to_unsigned) {
       case NegToUnsigned::magnitude: in.sign = false; break;
+      case NegToUnsigned::nan_except_inf:  // a library option (gfloat), not modelled here
+        throw std::invalid_argument("tcemu::ref: NegToUnsigned::nan_except_inf is not modelled");
       case NegToUnsigned::nan: return {p.canonical_nan, refused};
       case NegToUnsigned::zero: in = Input{Exact::finite, false, true, false, 0, 0}; break;
       case NegToUnsigned::undefined: return {0, static_cast<uint8_t>(kUndefined | refused)};
+      case NegToUnsigned::nan_unless_satfinite:
+        if (!opt.satfinite) return {p.canonical_nan, refused};
+        in = Input{Exact::finite, false, true, false, 0, 0};
+        break;
     }
   }
   // 4. ftz on input.

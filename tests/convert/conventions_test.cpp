@@ -40,8 +40,9 @@ TEST(Conventions, ListedByName) {
     EXPECT_FALSE(c.source.empty()) << c.name;
     EXPECT_EQ(tcemu::find_convention(c.name), &c);
   }
-  for (const char* n : {"generic", "ptx", "cuda-host", "cutlass-host", "ml-dtypes", "ocp-ovf", "ocp-sat",
-                        "llvm-apfloat", "gfloat"})
+  for (const char* n : {"generic", "ptx", "cuda-host", "cutlass-host", "ml-dtypes",
+                        "ml-dtypes-0.6", "ocp-ovf", "ocp-sat", "llvm-apfloat", "gfloat", "gfloat-sr-odd",
+                        "gfloat-sr-fastest"})
     EXPECT_TRUE(names.count(n)) << n;
   EXPECT_EQ(tcemu::find_convention("no-such-convention"), nullptr);
   EXPECT_FALSE(tcemu::resolve("no-such-convention", Fmt::f32, Fmt::e4m3, {}).options.has_value());
@@ -98,6 +99,31 @@ TEST(LibraryConventions, CutlassNotes) {
   EXPECT_EQ(conv("cutlass-host", kInf, Fmt::ue8m0).code, 0xFFu);
   EXPECT_EQ(conv("cutlass-host", -1.0f, Fmt::ue4m3).code, 0x38u);
   EXPECT_EQ(conv("cutlass-host", 1.0f, Fmt::ue4m3).code, 0x38u);
+}
+
+// Issue 27's examples, one per class (docs/conversions.md "Library conventions"; every code is
+// checked against the running libraries by python/tests/test_conventions_upstream.py).
+TEST(LibraryConventions, Issue27Classes) {
+  EXPECT_EQ(conv("ml-dtypes", kNaN, Fmt::e5m2).code, 0x7Eu) << "quiet_NaN() of e5m2";
+  EXPECT_EQ(conv("ml-dtypes", -kNaN, Fmt::e5m2).code, 0xFEu);
+  EXPECT_EQ(conv("ml-dtypes", -kNaN, Fmt::e3m2).code, 0x00u) << "-(NaN) where NaN is -0";
+  EXPECT_EQ(conv("ml-dtypes", kInf, Fmt::e4m3, std::nullopt, true).code, 0x7Fu) << "Inf before kSaturate";
+  EXPECT_EQ(conv("ml-dtypes", kInf, Fmt::e5m2, std::nullopt, true).code, 0x7Cu);
+  EXPECT_EQ(conv("ml-dtypes", 3.0f, Fmt::ue8m0).code, 0x81u) << "ue8m0 ties up";
+  EXPECT_EQ(conv("ml-dtypes", 0.0f, Fmt::ue8m0).code, 0xFFu);
+  EXPECT_EQ(conv("ml-dtypes", 0.0f, Fmt::ue8m0, std::nullopt, true).code, 0x00u);
+  EXPECT_EQ(conv("ml-dtypes", -1.0f, Fmt::ue8m0, std::nullopt, true).code, 0x00u);
+  EXPECT_EQ(conv("ml-dtypes", std::ldexp(1.25f, -127), Fmt::ue8m0).code, 0x00u);
+  EXPECT_EQ(conv("ml-dtypes-0.6", std::ldexp(1.25f, -127), Fmt::ue8m0).code, 0x01u);
+  EXPECT_EQ(conv("gfloat", 3.0f, Fmt::ue8m0).code, 0x80u) << "ties to the even exponent";
+  EXPECT_EQ(conv("gfloat", 0.0f, Fmt::ue8m0).code, 0xFFu);
+  EXPECT_EQ(conv("gfloat", std::ldexp(1.0f, -128), Fmt::ue8m0).code, 0xFFu);
+  EXPECT_EQ(conv("gfloat", std::ldexp(1.5f, -128), Fmt::ue8m0).code, 0x00u);
+  EXPECT_EQ(conv("gfloat", -kInf, Fmt::ue8m0, std::nullopt, true).code, 0xFEu);
+  EXPECT_TRUE(conv("gfloat", 30.0f, Fmt::e3m2).flags & tcemu::kUndefined);
+  EXPECT_EQ(conv("cutlass-host", 464.00003f, Fmt::ue4m3).code, 0x7Eu);
+  EXPECT_EQ(conv("cutlass-host", std::ldexp(1.5f, 127), Fmt::ue8m0).code, 0xFEu);
+  EXPECT_FALSE(tcemu::resolve("cutlass-host", Fmt::f32, Fmt::ue8m0, {Round::rz, {}, {}, {}}).options.has_value());
 }
 
 // OCP MX v1.0 §5.3 presets: overflow to Inf/NaN vs to MAX.

@@ -3,6 +3,7 @@
 // Output is written line by line; at the first bad line the command stops with a message
 // naming the line and exit status 2, printing nothing for that line or later ones.
 #include <iostream>
+#include <utility>
 
 #include "cli_util.hpp"
 #include "commands.hpp"
@@ -14,8 +15,18 @@ namespace {
 
 struct ConvertArgs {
   std::string from, to, round, convention;
-  bool satfinite = false, relu = false, ftz = false, value = false, list = false;
+  bool satfinite = false, relu = false, ftz = false, value = false, list = false, flags = false;
 };
+
+// The IEEE status flags of one conversion, by name ("-" when none): docs/conversions.md.
+std::string flag_names(uint8_t f) {
+  std::string s;
+  const std::pair<uint8_t, const char*> names[] = {
+      {kInexact, "inexact"}, {kUnderflow, "underflow"}, {kOverflow, "overflow"}, {kInvalid, "invalid"}, {kUndefined, "undefined"}};
+  for (const auto& [bit, name] : names)
+    if (f & bit) s += (s.empty() ? "" : ",") + std::string(name);
+  return s.empty() ? "-" : s;
+}
 
 int list_conventions() {
   for (const Convention& c : conventions()) std::cout << c.name << "\t" << c.summary << "\t[" << c.source << "]\n";
@@ -66,6 +77,10 @@ int run_convert(const ConvertArgs& a) {
     } else {
       res = convert(from, to, parse_code(from, w[0], where), opt, rbits);
     }
+    if (a.flags) {
+      std::cout << to_hex(to, res.code) << " " << flag_names(res.flags) << "\n";
+      continue;
+    }
     if (res.flags & kUndefined)
       throw InputError(where + ": convention '" + (a.convention.empty() ? std::string("generic") : a.convention) +
                        "' defines no result for this input in " + std::string(info(to).name));
@@ -88,6 +103,9 @@ void add_convert_command(CLI::App& app, Runner& run) {
   cmd->add_option("--convention", a->convention, "named convention (see --list); default: generic");
   cmd->add_flag("--value", a->value, "read decimal numbers (e.g. 465, 1e-9, nan, -inf) instead of codes");
   cmd->add_flag("--list", a->list, "list the conventions");
+  cmd->add_flag("--flags", a->flags,
+                "print each result's IEEE status after it: inexact, underflow, overflow, invalid, undefined "
+                "(no result defined; the line does not fail), or -");
   cmd->callback([&run, a] { run = [a] { return run_convert(*a); }; });
 
   auto* cvt = app.add_subcommand("cvt", "Run a PTX cvt instruction: source registers in hex per line");

@@ -41,6 +41,8 @@ enum class NanOut : uint8_t {
                      // (H200: cvt.f32.bf16, cvt.rna.tf32.f32; may give Inf when no payload bit is kept)
   canonical_f32_payload,  // the canonical f32 NaN 0x7fffffff carried over with its payload
                           // (H200: cvt.ftz.f64.f32 gives 0x7fffffffe0000000)
+  quiet,      // the IEEE default quiet NaN (only the fraction's top bit set) with the input's
+              // sign: f32 0x7fc00000, f16 0x7e00, bf16 0x7fc0, e5m2 0x7e (ml_dtypes quiet_NaN())
 };
 // A NaN input, when the destination has no NaN (e2m1, e2m3, e3m2, ints).
 enum class NanToFinite : uint8_t {
@@ -49,6 +51,7 @@ enum class NanToFinite : uint8_t {
   neg_zero,   // -0 (ml_dtypes)
   zero,       // +0 (PTX float-to-integer conversions)
   undefined,  // no defined result: the conversion reports Flag::undefined (LLVM APFloat, gfloat)
+  flipped_zero,  // zero with the sign opposite to the NaN's (ml_dtypes: -(quiet_NaN()), its NaN is -0)
 };
 // A negative input into an unsigned float format (ue8m0, ue4m3); integer formats clamp.
 enum class NegToUnsigned : uint8_t {
@@ -56,6 +59,29 @@ enum class NegToUnsigned : uint8_t {
   nan,        // NaN (ml_dtypes, gfloat)
   zero,       // clamp to 0 (PTX float-to-unsigned-integer; a negative that rounds to 0 is 0)
   undefined,
+  nan_unless_satfinite,  // NaN, with satfinite the smallest code (ml_dtypes: lowest(), ue8m0 0x00)
+  nan_except_inf,        // NaN for negative numbers and -0; -Inf is taken as +Inf (gfloat round_float)
+};
+// A zero input into a format without zero (ue8m0).
+enum class ZeroToNoZero : uint8_t {
+  smallest,              // the smallest value, code 0x00 (PTX, CUDA host, CUTLASS)
+  nan,                   // NaN (gfloat)
+  nan_unless_satfinite,  // NaN, with satfinite the smallest (ml_dtypes denorm_min())
+};
+// Values below 2^emin into a format without subnormals (ue8m0: below 2^-127, and the binade
+// above it where a library reads code 0x00 as zero).
+enum class TinyNoSubnormal : uint8_t {
+  smallest,    // the smallest value 0x00 in every rounding mode
+  nan,         // rounded on the grid continued below 2^emin; a result below 2^emin is NaN
+               // (gfloat round_float + encode_float: 1.5*2^-128 rn -> 0x00, 2^-128 -> 0xff)
+  zero_code,   // rounded as if 0x00 were zero and 2^(emin+1) the next value: x in (2^emin,
+               // 2^(emin+1)) gives 0x01 (ml_dtypes 0.5.4 - 0.6.0, float8.h ConvertImpl)
+};
+// Stochastic rounding: what happens to the discarded bits below the w random bits.
+enum class RsFraction : uint8_t {
+  truncate,    // ignored (PTX; gfloat StochasticFastest)
+  round_even,  // the discarded fraction is first rounded to w bits, ties to even (gfloat Stochastic)
+  round_odd,   // ... ties to odd (gfloat StochasticOdd)
 };
 
 struct ConvertOptions {
@@ -73,6 +99,18 @@ struct ConvertOptions {
   // discarded bit. 0 selects the PTX width for the destination (f16 13, bf16 16, 8/6/4-bit
   // formats 8, others 32).
   uint8_t rs_bits = 0;
+  // Library behaviours (docs/conversions.md, "Library options"); the defaults are the steps.
+  RsFraction rs_fraction = RsFraction::truncate;
+  bool rs_overflow_to_max = true;   // rs without a carry above MAX gives MAX (false: Inf/NaN, gfloat)
+  bool inf_satfinite = true;        // satfinite applies to Inf inputs (false: Inf stays Inf/NaN, ml_dtypes)
+  bool finite_overflow_to_max = false;  // a finite input above MAX gives MAX even without
+                                        // satfinite; Inf inputs do not (CUTLASS ue8m0)
+  bool overflow_undefined = false;  // overflow or Inf into a format with neither Inf nor NaN and
+                                    // no satfinite has no result (kUndefined; gfloat raises)
+  bool f64_via_f32 = false;         // an f64 source is first rounded to f32 (rn, NaN payload kept
+                                    // and quieted as an x86 C cast): ml_dtypes 0.5/0.6 arrays, CUTLASS
+  ZeroToNoZero zero_to_no_zero = ZeroToNoZero::smallest;
+  TinyNoSubnormal tiny_no_subnormal = TinyNoSubnormal::smallest;
 };
 
 // Status of one conversion, as IEEE 754 §7 defines them where the formats allow (exactly the

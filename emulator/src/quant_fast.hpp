@@ -24,6 +24,18 @@ namespace tcemu::quant::detail {
 void set_fast_quant(bool on);
 bool fast_quant_enabled();
 
+// A zeroed vector of n elements whose pages, when it is large, are asked to be huge ones first
+// (quant_fast_memory.cpp): the results of the fast paths.
+void advise_huge_pages(const void* p, size_t bytes);
+template <class T>
+std::vector<T> big_vector(size_t n) {
+  std::vector<T> v;
+  v.reserve(n);
+  advise_huge_pages(v.data(), n * sizeof(T));
+  v.resize(n);
+  return v;
+}
+
 // --- Kernels (quant_fast_kernels.cpp), each dispatched on detail::convert_isa().
 
 // The largest |x| of x[0, n) under the NaN policy, as f32 bits: propagate keeps NaN bits (any

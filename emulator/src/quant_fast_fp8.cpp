@@ -26,7 +26,7 @@ CastSpec fp8_spec(Fmt f) {
 
 std::vector<uint8_t> fp8_cast_fast(std::span<const float> x, float scale, Fmt f, const Exec& exec) {
   const CastSpec spec = fp8_spec(f);
-  std::vector<uint8_t> out(x.size());
+  std::vector<uint8_t> out = big_vector<uint8_t>(x.size());
   for_each_range(x.size(), exec, [&](size_t b, size_t e) {
     thread_local std::vector<float> mul;
     mul.assign(e - b, scale);
@@ -40,7 +40,7 @@ void fp8_blockwise_fast(std::span<const float> x, size_t cols, bool pow2, float 
   (void)cols;
   const float max_fp8 = fp8_max(q.fmt);
   q.scale_inv.resize(q.grid.scale_count());
-  q.codes.resize(x.size());
+  q.codes = big_vector<uint8_t>(x.size());
   float* scale_inv = q.scale_inv.data();
   // fp8_blockwise's amax: m > a, so NaN does not count (AmaxNan::ignore).
   quantize_blocks(x.data(), q.grid, AmaxNan::ignore, fp8_spec(q.fmt), q.codes.data(), exec, [&](size_t b, float amax) {
@@ -65,7 +65,7 @@ std::vector<float> dequantize_by_table(const BlockGrid& g, std::span<const uint8
     const uint8_t s = list[k];
     for (uint32_t c = 0; c < ncodes; ++c) table[size_t{s} * ncodes + c] = value(ctx, static_cast<uint8_t>(c), s);
   });
-  std::vector<float> out(codes.size());
+  std::vector<float> out = big_vector<float>(codes.size());
   const size_t cols = g.cols;
   for_each_tile(g, exec, [&](const Tile& t) {
     thread_local std::vector<uint32_t> off;
@@ -92,7 +92,7 @@ std::vector<float> dequantize_by_table(const BlockGrid& g, std::span<const uint8
 std::vector<float> fp8_dequantize_fast(std::span<const uint8_t> codes, float scale_inv, Fmt f, const Exec& exec) {
   float vtab[256];
   for (int c = 0; c < 256; ++c) vtab[c] = code_to_f32(f, static_cast<uint64_t>(c));
-  std::vector<float> out(codes.size());
+  std::vector<float> out = big_vector<float>(codes.size());
   for_each_range(codes.size(), exec,
                  [&](size_t b, size_t e) { gather_mul(codes.data() + b, e - b, vtab, scale_inv, out.data() + b); });
   return out;
@@ -101,7 +101,7 @@ std::vector<float> fp8_dequantize_fast(std::span<const uint8_t> codes, float sca
 std::vector<float> fp8_blockwise_dequantize_fast(const BlockwiseFp8& q, const Exec& exec) {
   float vtab[256];
   for (int c = 0; c < 256; ++c) vtab[c] = code_to_f32(q.fmt, static_cast<uint64_t>(c));
-  std::vector<float> out(q.codes.size());
+  std::vector<float> out = big_vector<float>(q.codes.size());
   const BlockGrid& g = q.grid;
   for_each_tile(g, exec, [&](const Tile& t) {
     for (size_t r = t.r0; r < t.r1; ++r)

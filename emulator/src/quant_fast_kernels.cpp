@@ -3,6 +3,7 @@
 // they cast with, and picked at run time by detail::convert_isa(). Everything a loop calls is
 // forced inline so that it is compiled for the loop's ISA.
 #include <bit>
+#include <cmath>
 #include <cstring>
 
 #include "converter_kernels.hpp"
@@ -53,16 +54,44 @@ TCEMU_CVT_HOT uint32_t masked_abs(float x) {
   static RET base PARAMS { return body ARGS; }
 #endif
 
+// The max of x[0, n) folded into m. Sixteen elements at a time in a GCC vector (the
+// vectoriser does not take this masked max as a loop); |x| bits are below 2^31, so signed
+// compares order them.
+#if defined(__GNUC__)
+typedef int32_t I32x16 __attribute__((vector_size(64)));
+// Loads x[0, 16) as masked |x| bits into v (a statement, so no vector crosses a call).
+#define TCEMU_QF_MASKED_ABS16(v, x)                                                    \
+  std::memcpy(&(v), (x), sizeof(v));                                                   \
+  (v) &= 0x7FFFFFFF;                                                                   \
+  if constexpr (P == AmaxNan::ignore) (v) &= ((v) <= 0x7F800000);                      \
+  else if constexpr (P == AmaxNan::ignore_nonfinite) (v) &= ((v) < 0x7F800000);
+#endif
+
+template <AmaxNan P>
+TCEMU_CVT_HOT uint32_t fold_absmax(const float* x, size_t n, uint32_t m) {
+  size_t i = 0;
+#if defined(__GNUC__)
+  if (n >= 16) {
+    I32x16 lane, a;
+    TCEMU_QF_MASKED_ABS16(lane, x)
+    for (i = 16; i + 16 <= n; i += 16) {
+      TCEMU_QF_MASKED_ABS16(a, x + i)
+      const I32x16 gt = a > lane;
+      lane = (a & gt) | (lane & ~gt);
+    }
+    for (int l = 0; l < 16; ++l) m = static_cast<uint32_t>(lane[l]) > m ? static_cast<uint32_t>(lane[l]) : m;
+  }
+#endif
+  for (; i < n; ++i) {
+    const uint32_t a = masked_abs<P>(x[i]);
+    m = a > m ? a : m;
+  }
+  return m;
+}
+
 template <AmaxNan P>
 struct Absmax {
-  static TCEMU_CVT_HOT uint32_t body(const float* x, size_t n) {
-    uint32_t m = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const uint32_t a = masked_abs<P>(x[i]);
-      m = a > m ? a : m;
-    }
-    return m;
-  }
+  static TCEMU_CVT_HOT uint32_t body(const float* x, size_t n) { return fold_absmax<P>(x, n, 0u); }
   TCEMU_QF_CLONES(uint32_t, (const float* x, size_t n), (x, n))
 };
 
@@ -72,22 +101,8 @@ struct SegAbsmax {
   static TCEMU_CVT_HOT void body(const float* x, size_t n, size_t seg, uint32_t* acc) {
     const size_t len = SEG ? SEG : seg;
     size_t k = 0, i = 0;
-    for (; i + len <= n; i += len, ++k) {
-      uint32_t m = acc[k];
-      for (size_t j = 0; j < len; ++j) {
-        const uint32_t a = masked_abs<P>(x[i + j]);
-        m = a > m ? a : m;
-      }
-      acc[k] = m;
-    }
-    if (i < n) {
-      uint32_t m = acc[k];
-      for (; i < n; ++i) {
-        const uint32_t a = masked_abs<P>(x[i]);
-        m = a > m ? a : m;
-      }
-      acc[k] = m;
-    }
+    for (; i + len <= n; i += len, ++k) acc[k] = fold_absmax<P>(x + i, len, acc[k]);
+    if (i < n) acc[k] = fold_absmax<P>(x + i, n - i, acc[k]);
   }
   TCEMU_QF_CLONES(void, (const float* x, size_t n, size_t seg, uint32_t* acc), (x, n, seg, acc))
 };
@@ -173,69 +188,65 @@ struct GatherMul {
   TCEMU_QF_CLONES(void, (const uint8_t* codes, size_t n, const float* vtab, float s, float* out), (codes, n, vtab, s, out))
 };
 
-// Round-to-nearest-even of a finite double into bf16, as an f32 (bf16 has f32's exponent
-// range: its subnormals are multiples of 2^-133), overflow to Inf.
-TCEMU_CVT_HOT float double_to_bf16_rn(double d) {
-  uint64_t u;
-  std::memcpy(&u, &d, 8);
-  const uint32_t sign = static_cast<uint32_t>(u >> 63) << 31;
-  const uint64_t a = u & 0x7FFFFFFFFFFFFFFFull;
-  const int64_t e = static_cast<int64_t>(a >> 52) - 1023;  // a != 0: normal in double
-  const uint64_t sig = (a & 0xFFFFFFFFFFFFFull) | (uint64_t{1} << 52);
-  const int64_t eg = e > -126 ? e : -126;
-  int64_t shift = 45 + (eg - e);
-  shift = shift < 63 ? shift : 63;
-  uint64_t kept = sig >> shift;
-  const uint64_t rem = sig & ((uint64_t{1} << shift) - 1);
-  const uint64_t half = uint64_t{1} << (shift - 1);
-  kept += (rem > half) | ((rem == half) & kept & 1);
-  uint64_t mag = (static_cast<uint64_t>(eg + 126) << 7) + kept;  // bf16 magnitude bits
-  mag = mag >= (uint64_t{0xFF} << 7) ? (uint64_t{0xFF} << 7) : mag;
-  const uint32_t r = a == 0 ? sign : sign | (static_cast<uint32_t>(mag) << 16);
-  return float_of(r);
+// Round-to-nearest-even of a finite double into bf16, as f32 bits: first to f32 rounding to odd
+// (the f32 nearest, stepped back toward zero when it rounded away, its last bit set when
+// inexact), which keeps 16 bits beyond bf16's and so rounds once, then the conversion kernel's
+// f32 -> bf16 (bf16 has f32's exponent range: its subnormals and overflow to Inf included).
+TCEMU_CVT_HOT uint32_t double_to_bf16_rn(double d) {
+  const float f = static_cast<float>(d);
+  const double back = static_cast<double>(f);
+  const uint32_t u = bits_of(f);
+  const uint32_t inexact = back != d ? 1u : 0u;
+  const uint32_t away = std::fabs(back) > std::fabs(d) ? 1u : 0u;
+  const uint32_t mag = ((u & 0x7FFFFFFFu) - (inexact & away)) | inexact;
+  return static_cast<uint32_t>(F32ToNarrow<Fmt::bf16, Round::rn, false>::one((u & 0x80000000u) | mag)) << 16;
 }
 
 struct Rht16 {
+  // y_j = sum_i x_i w_ij with w_ij = s_i (-1)^popcount(i & j) / 4: each product exact in
+  // double, and every partial sum a sum of some of them, whose bits span at most
+  // (emax - emin) + 28 places for the f32 exponent fields emax, emin (subnormals counted as 1)
+  // of the group's nonzero inputs: exact when that is <= 53, so the order does not matter.
   static TCEMU_CVT_HOT void body(const float* x, float* y, size_t groups, uint16_t mask, bool bf16, uint8_t* bad) {
+    alignas(64) double w[16][16];
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 16; ++j)
+        w[i][j] = (((mask >> i) ^ static_cast<unsigned>(std::popcount(static_cast<unsigned>(i & j)))) & 1) ? -0.25 : 0.25;
     for (size_t g = 0; g < groups; ++g) {
       const float* in = x + g * 16;
-      int32_t fmax = 0, fmin = 255;
-      uint32_t nonfinite = 0;
-      double t[16];
+      uint32_t hi = 0, lo = 0x7FFFFFFFu;  // largest |x| bits, smallest nonzero |x| bits
       for (int i = 0; i < 16; ++i) {
-        const uint32_t b = bits_of(in[i]);
-        const int32_t field = static_cast<int32_t>((b >> 23) & 0xFF);
-        nonfinite |= field == 255 ? 1u : 0u;
-        const bool nz = (b & 0x7FFFFFFFu) != 0;
-        const int32_t eff = field ? field : 1;  // a subnormal's last bit is worth 2^-149 as field 1's
-        fmax = nz && eff > fmax ? eff : fmax;
-        fmin = nz && eff < fmin ? eff : fmin;
-        t[i] = static_cast<double>(in[i]) * (((mask >> i) & 1) ? -0.25 : 0.25);  // exact
+        const uint32_t a = bits_of(in[i]) & 0x7FFFFFFFu;
+        hi = a > hi ? a : hi;
+        const uint32_t l = a == 0 ? 0x7FFFFFFFu : a;
+        lo = l < lo ? l : lo;
       }
-      // Every partial sum below is a sum of some of the t[i] (signs flipped): its bits span at
-      // most (fmax - fmin) + 28 places, exact in double when that is <= 53.
-      const bool ok = nonfinite == 0 && fmax - fmin <= 25;
+      const int32_t fhi = static_cast<int32_t>(hi >> 23), flo = static_cast<int32_t>(lo >> 23);
+      const bool ok = hi < 0x7F800000u && (fhi > 1 ? fhi : 1) - (flo > 1 ? flo : 1) <= 25;
       bad[g] = ok ? 0 : 1;
       if (!ok) continue;
-      if (fmin == 255) {  // all zeros: y_j is -0 when every signed term is -0, else +0
+      if (hi == 0) {  // all zeros: y_j is -0 when every signed term is -0, else +0
         for (int j = 0; j < 16; ++j) {
           bool all_neg = true;
-          for (int i = 0; i < 16; ++i)
-            all_neg = all_neg && ((bits_of(in[i]) >> 31) ^ ((mask >> i) & 1u) ^ (std::popcount(static_cast<unsigned>(i & j)) & 1u));
+          for (int i = 0; i < 16; ++i) all_neg = all_neg && (((bits_of(in[i]) >> 31) != 0) == (w[i][j] > 0.0));
           y[g * 16 + j] = all_neg ? -0.0f : 0.0f;
         }
         continue;
       }
       // With a nonzero term, a zero result is a cancellation: +0 in IEEE arithmetic, as the
       // exact rule has it (-0 only when every signed term is -0).
-      for (int h = 1; h < 16; h <<= 1)  // Walsh-Hadamard butterflies: y_j = sum_i t_i (-1)^popcount(i & j)
-        for (int i = 0; i < 16; i += 2 * h)
-          for (int k = i; k < i + h; ++k) {
-            const double a = t[k], b = t[k + h];
-            t[k] = a + b;
-            t[k + h] = a - b;
-          }
-      for (int j = 0; j < 16; ++j) y[g * 16 + j] = bf16 ? double_to_bf16_rn(t[j]) : static_cast<float>(t[j]);
+      double t[16] = {};
+      for (int i = 0; i < 16; ++i) {
+        const double v = static_cast<double>(in[i]);
+        for (int j = 0; j < 16; ++j) t[j] += v * w[i][j];
+      }
+      if (bf16) {
+        uint32_t r[16];
+        for (int j = 0; j < 16; ++j) r[j] = double_to_bf16_rn(t[j]);
+        std::memcpy(y + g * 16, r, sizeof r);
+      } else {
+        for (int j = 0; j < 16; ++j) y[g * 16 + j] = static_cast<float>(t[j]);
+      }
     }
   }
   TCEMU_QF_CLONES(void, (const float* x, float* y, size_t groups, uint16_t mask, bool bf16, uint8_t* bad),

@@ -80,7 +80,7 @@ void mx_quantize_fast(std::span<const float> x, const MxOptions& o, const Exec& 
   // mx_scale_code's rceil rules: amax * (float)(1 / max_norm), rounded up to a power of two.
   const float rcp = static_cast<float>(1.0 / static_cast<double>(spec.max));
   q.scales.resize(q.grid.scale_count());
-  q.codes.resize(x.size());
+  q.codes = big_vector<uint8_t>(x.size());
   uint8_t* scales = q.scales.data();
   quantize_blocks(x.data(), q.grid, policy, spec, q.codes.data(), exec, [&](size_t b, float amax) {
     const uint8_t s = rceil ? e8m0_round_up_bits(amax * rcp, sat) : mx_scale_code(amax, o);

@@ -60,7 +60,7 @@ void nvfp4_quantize_fast(std::span<const float> x, size_t rows, size_t cols, con
   sat.satfinite = true;
   spec.nan_code = static_cast<uint8_t>(convert(Fmt::f32, Fmt::e2m1, 0x7FFFFFFFu, sat).code);
   q.scales.resize(q.grid.scale_count());
-  q.codes.resize(x.size());
+  q.codes = big_vector<uint8_t>(x.size());
   uint8_t* scales = q.scales.data();
   const float g = q.global_scale;
   quantize_blocks(x.data(), q.grid, AmaxNan::ignore, spec, q.codes.data(), exec, [&](size_t b, float bamax) {
@@ -74,7 +74,7 @@ std::vector<float> rht16_fast(std::span<const float> x, size_t rows, size_t cols
                               const Exec& exec) {
   (void)rows;
   (void)cols;  // groups of 16 never straddle rows (cols is a multiple of 16)
-  std::vector<float> y(x.size());
+  std::vector<float> y = big_vector<float>(x.size());
   const size_t groups = x.size() / 16;
   for_each_range(groups, exec, [&](size_t g0, size_t g1) {
     thread_local std::vector<uint8_t> bad;

@@ -63,18 +63,21 @@ bool gather(const uint8_t* codes, const uint32_t* off, size_t n, const float* ta
 // out[i] = vtab[codes[i]] * s (f32 multiply; with two NaN operands the first, quieted, as the
 // scalar loops' x86 multiply gives it); vtab has 256 entries.
 void gather_mul(const uint8_t* codes, size_t n, const float* vtab, float s, float* out);
+// nvfp4_te_block_scale(amax, s_enc, te_div6 or te) of nb block amaxes given as f32 bits into
+// codes (the same products, cvt.rn.satfinite.e4m3 by the conversion kernel), and
+// mul[k] = mul_tab[codes[k]].
+void nvfp4_block_scales(const uint32_t* amax, size_t nb, float s_enc, bool div6, const float* mul_tab, uint8_t* codes,
+                        float* mul);
 // The 16-point RHT of `groups` groups of 16 (quant_nvfp4.hpp rht16) in double, where the exact
 // sum is representable: every input finite and the exponents of its nonzero inputs within 25
 // binades, then one rounding to bf16 or f32. bad[g] = 1 for a group outside that (y left for the
 // caller), else 0.
 void rht16_groups(const float* x, float* y, size_t groups, uint16_t sign_mask, bool bf16, uint8_t* bad);
 
-// --- Scale rules on the bits (quant_fast_mx.cpp, quant_fast_nvfp4.cpp).
+// --- Scale rules on the bits (quant_fast_mx.cpp).
 
 // e8m0_round_up(d, satfinite) (cvt.rp{.satfinite}.ue8m0.f32) of d >= 0 or NaN.
 uint8_t e8m0_round_up_bits(float d, bool satfinite);
-// nvfp4_te_block_scale for orders te and te_div6.
-uint8_t nvfp4_te_block_scale_bits(float block_amax, float s_enc, Nvfp4Order order);
 
 // --- Whole-tensor fast paths. Each *_applies is false when fast_quant_enabled() is.
 

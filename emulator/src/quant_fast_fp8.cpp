@@ -43,11 +43,12 @@ void fp8_blockwise_fast(std::span<const float> x, size_t cols, bool pow2, float 
   q.codes = big_vector<uint8_t>(x.size());
   float* scale_inv = q.scale_inv.data();
   // fp8_blockwise's amax: m > a, so NaN does not count (AmaxNan::ignore).
-  quantize_blocks(x.data(), q.grid, AmaxNan::ignore, fp8_spec(q.fmt), q.codes.data(), exec, [&](size_t b, float amax) {
+  quantize_blocks(x.data(), q.grid, AmaxNan::ignore, fp8_spec(q.fmt), q.codes.data(), exec, per_block(AmaxNan::ignore, [&](size_t b, float amax) {
     const float s = te_scale_from_amax(amax, max_fp8, pow2, epsilon, value_for_inf);
     scale_inv[b] = 1.0f / s;
     return s;
-  });
+  }));
+
 }
 
 std::vector<float> dequantize_by_table(const BlockGrid& g, std::span<const uint8_t> codes,

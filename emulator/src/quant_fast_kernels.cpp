@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "converter_kernels.hpp"
 #include "quant_fast.hpp"
@@ -79,7 +80,18 @@ TCEMU_CVT_HOT uint32_t fold_absmax(const float* x, size_t n, uint32_t m) {
       const I32x16 gt = a > lane;
       lane = (a & gt) | (lane & ~gt);
     }
-    for (int l = 0; l < 16; ++l) m = static_cast<uint32_t>(lane[l]) > m ? static_cast<uint32_t>(lane[l]) : m;
+    // Halves folded onto each other: lane 0 ends with the max.
+    I32x16 sh = __builtin_shufflevector(lane, lane, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
+    I32x16 gt = sh > lane;
+    lane = (sh & gt) | (lane & ~gt);
+    sh = __builtin_shufflevector(lane, lane, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11);
+    gt = sh > lane;
+    lane = (sh & gt) | (lane & ~gt);
+    sh = __builtin_shufflevector(lane, lane, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+    gt = sh > lane;
+    lane = (sh & gt) | (lane & ~gt);
+    const uint32_t top = static_cast<uint32_t>(lane[0] > lane[1] ? lane[0] : lane[1]);
+    m = top > m ? top : m;
   }
 #endif
   for (; i < n; ++i) {
@@ -253,7 +265,32 @@ struct Rht16 {
                   (x, y, groups, mask, bf16, bad))
 };
 
+// nvfp4_te_block_scale_bits of each block amax (as bits) and the multiplier mul_tab[code].
+struct Nvfp4BlockScales {
+  static TCEMU_CVT_HOT void body(const uint32_t* amax, size_t nb, float s_enc, bool div6, const float* mul_tab,
+                                 uint8_t* codes, float* mul) {
+    const float c = s_enc * static_cast<float>(1.0 / 6.0);
+    for (size_t k = 0; k < nb; ++k) {
+      const float a = float_of(amax[k]);
+      const float d = div6 ? a / 6.0f * s_enc : a * c;
+      const bool nan = (bits_of(d) & 0x7FFFFFFFu) > 0x7F800000u;
+      const float m = nan ? std::numeric_limits<float>::max() : (d < std::numeric_limits<float>::max() ? d : std::numeric_limits<float>::max());
+      const uint8_t code = F32ToNarrow<Fmt::e4m3, Round::rn, true>::one(bits_of(m));
+      codes[k] = code;
+      mul[k] = mul_tab[code];
+    }
+  }
+  TCEMU_QF_CLONES(void,
+                  (const uint32_t* amax, size_t nb, float s_enc, bool div6, const float* mul_tab, uint8_t* codes, float* mul),
+                  (amax, nb, s_enc, div6, mul_tab, codes, mul))
+};
+
 }  // namespace
+
+void nvfp4_block_scales(const uint32_t* amax, size_t nb, float s_enc, bool div6, const float* mul_tab, uint8_t* codes,
+                        float* mul) {
+  TCEMU_QF_ISA_RUN(Nvfp4BlockScales, amax, nb, s_enc, div6, mul_tab, codes, mul)
+}
 
 uint32_t absmax_bits(const float* x, size_t n, AmaxNan policy) {
   switch (policy) {

@@ -82,11 +82,12 @@ void mx_quantize_fast(std::span<const float> x, const MxOptions& o, const Exec& 
   q.scales.resize(q.grid.scale_count());
   q.codes = big_vector<uint8_t>(x.size());
   uint8_t* scales = q.scales.data();
-  quantize_blocks(x.data(), q.grid, policy, spec, q.codes.data(), exec, [&](size_t b, float amax) {
+  quantize_blocks(x.data(), q.grid, policy, spec, q.codes.data(), exec, per_block(policy, [&](size_t b, float amax) {
     const uint8_t s = rceil ? e8m0_round_up_bits(amax * rcp, sat) : mx_scale_code(amax, o);
     scales[b] = s;
     return mul[s];
-  });
+  }));
+
 }
 
 }  // namespace tcemu::quant::detail

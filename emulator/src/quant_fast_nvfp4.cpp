@@ -1,33 +1,13 @@
-// The fast NVFP4 quantizer and RHT (quant_fast.hpp): TE's scale rules of quant_nvfp4.cpp per
-// block, the block scale's E4M3 cast by the conversion kernel, the elements vectorised.
+// The fast NVFP4 quantizer and RHT (quant_fast.hpp): TE's scale rules of quant_nvfp4.cpp, the
+// block scales (nvfp4_block_scales) and the elements vectorised.
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <vector>
 
-#include "converter_kernels.hpp"
 #include "quant_fast.hpp"
 #include "quant_fast_blocks.hpp"
 #include "quant_tiles.hpp"
 
 namespace tcemu::quant::detail {
-
-namespace {
-constexpr float kFltMax = std::numeric_limits<float>::max();
-float fminf_c(float a, float b) {  // fminf: a NaN operand is dropped
-  if (std::isnan(a)) return b;
-  if (std::isnan(b)) return a;
-  return a < b ? a : b;
-}
-}  // namespace
-
-uint8_t nvfp4_te_block_scale_bits(float block_amax, float s_enc, Nvfp4Order order) {
-  // nvfp4_te_block_scale: the same products, cvt.rn.satfinite.e4m3 by the conversion kernel.
-  float d;
-  if (order == Nvfp4Order::te_div6) d = block_amax / 6.0f * s_enc;
-  else d = block_amax * (s_enc * static_cast<float>(1.0 / 6.0));
-  return tcemu::detail::F32ToNarrow<Fmt::e4m3, Round::rn, true>::one(f32_bits(fminf_c(d, kFltMax)));
-}
 
 bool nvfp4_fast_applies(const Nvfp4Options& o) {
   if (!fast_quant_enabled()) return false;
@@ -63,11 +43,11 @@ void nvfp4_quantize_fast(std::span<const float> x, size_t rows, size_t cols, con
   q.codes = big_vector<uint8_t>(x.size());
   uint8_t* scales = q.scales.data();
   const float g = q.global_scale;
-  quantize_blocks(x.data(), q.grid, AmaxNan::ignore, spec, q.codes.data(), exec, [&](size_t b, float bamax) {
-    const uint8_t s = nvfp4_te_block_scale_bits(bamax, g, o.order);
-    scales[b] = s;
-    return mul[s];
-  });
+  const bool div6 = o.order == Nvfp4Order::te_div6;
+  quantize_blocks(x.data(), q.grid, AmaxNan::ignore, spec, q.codes.data(), exec,
+                  [&](size_t b0, const uint32_t* acc, size_t nb, float* m) {
+                    nvfp4_block_scales(acc, nb, g, div6, mul, scales + b0, m);
+                  });
 }
 
 std::vector<float> rht16_fast(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask, RhtOut out,

@@ -143,16 +143,24 @@ TEST(QuantFast, ScaleRulesOnTheBitsEqualTheScalarRules) {
     for (bool sat : {false, true}) bad += detail::e8m0_round_up_bits(d, sat) != e8m0_round_up(d, sat);
   }
   EXPECT_EQ(bad, 0u) << "e8m0 round up";
-  bad = 0;
   const float encs[] = {1.0f, 2688.0f, 0.37f, 1e-30f, 3e30f, std::numeric_limits<float>::max(), nvfp4_te_encode_scale(0.7f),
-                        nvfp4_te_encode_scale(1e-38f)};
-  for (uint32_t b : in) {
-    const float a = std::bit_cast<float>(b);
+                        nvfp4_te_encode_scale(1e-38f), -2.0f};
+  float mul_tab[256];
+  for (int k = 0; k < 256; ++k) mul_tab[k] = static_cast<float>(k) + 0.5f;
+  tcemu::test::for_each_kernel_build([&](uint64_t) {
+    bad = 0;
+    std::vector<uint8_t> codes(in.size());
+    std::vector<float> mul(in.size());
     for (float s : encs)
-      for (Nvfp4Order o : {Nvfp4Order::te, Nvfp4Order::te_div6})
-        bad += detail::nvfp4_te_block_scale_bits(a, s, o) != nvfp4_te_block_scale(a, s, o);
-  }
-  EXPECT_EQ(bad, 0u) << "nvfp4 block scale";
+      for (Nvfp4Order o : {Nvfp4Order::te, Nvfp4Order::te_div6}) {
+        detail::nvfp4_block_scales(in.data(), in.size(), s, o == Nvfp4Order::te_div6, mul_tab, codes.data(), mul.data());
+        for (size_t k = 0; k < in.size(); ++k) {
+          const uint8_t want = nvfp4_te_block_scale(std::bit_cast<float>(in[k]), s, o);
+          bad += codes[k] != want || mul[k] != mul_tab[want];
+        }
+      }
+    EXPECT_EQ(bad, 0u) << "nvfp4 block scales";
+  });
 }
 
 TEST(QuantFast, AmaxEqualsTheScalarLoop) {

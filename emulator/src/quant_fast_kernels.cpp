@@ -101,6 +101,34 @@ TCEMU_CVT_HOT uint32_t fold_absmax(const float* x, size_t n, uint32_t m) {
   return m;
 }
 
+// The smallest nonzero |x| bits of x[0, 16) (0x7FFFFFFF when all are zero).
+TCEMU_CVT_HOT uint32_t min_nonzero_abs16(const float* x) {
+#if defined(__GNUC__)
+  I32x16 v;
+  std::memcpy(&v, x, sizeof v);
+  v &= 0x7FFFFFFF;
+  v |= (v == 0) & 0x7FFFFFFF;
+  I32x16 sh = __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
+  I32x16 lt = sh < v;
+  v = (sh & lt) | (v & ~lt);
+  sh = __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11);
+  lt = sh < v;
+  v = (sh & lt) | (v & ~lt);
+  sh = __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+  lt = sh < v;
+  v = (sh & lt) | (v & ~lt);
+  return static_cast<uint32_t>(v[0] < v[1] ? v[0] : v[1]);
+#else
+  uint32_t lo = 0x7FFFFFFFu;
+  for (int i = 0; i < 16; ++i) {
+    const uint32_t a = bits_of(x[i]) & 0x7FFFFFFFu;
+    const uint32_t l = a == 0 ? 0x7FFFFFFFu : a;
+    lo = l < lo ? l : lo;
+  }
+  return lo;
+#endif
+}
+
 template <AmaxNan P>
 struct Absmax {
   static TCEMU_CVT_HOT uint32_t body(const float* x, size_t n) { return fold_absmax<P>(x, n, 0u); }
@@ -226,13 +254,8 @@ struct Rht16 {
         w[i][j] = (((mask >> i) ^ static_cast<unsigned>(std::popcount(static_cast<unsigned>(i & j)))) & 1) ? -0.25 : 0.25;
     for (size_t g = 0; g < groups; ++g) {
       const float* in = x + g * 16;
-      uint32_t hi = 0, lo = 0x7FFFFFFFu;  // largest |x| bits, smallest nonzero |x| bits
-      for (int i = 0; i < 16; ++i) {
-        const uint32_t a = bits_of(in[i]) & 0x7FFFFFFFu;
-        hi = a > hi ? a : hi;
-        const uint32_t l = a == 0 ? 0x7FFFFFFFu : a;
-        lo = l < lo ? l : lo;
-      }
+      // Largest |x| bits (NaN above Inf), smallest nonzero |x| bits.
+      const uint32_t hi = fold_absmax<AmaxNan::propagate>(in, 16, 0u), lo = min_nonzero_abs16(in);
       const int32_t fhi = static_cast<int32_t>(hi >> 23), flo = static_cast<int32_t>(lo >> 23);
       const bool ok = hi < 0x7F800000u && (fhi > 1 ? fhi : 1) - (flo > 1 ? flo : 1) <= 25;
       bad[g] = ok ? 0 : 1;
@@ -247,11 +270,32 @@ struct Rht16 {
       }
       // With a nonzero term, a zero result is a cancellation: +0 in IEEE arithmetic, as the
       // exact rule has it (-0 only when every signed term is -0).
-      double t[16] = {};
+      alignas(64) double t[16];
+#if defined(__GNUC__)
+      // Four partial sums over i (exact, so their order does not matter) for independent
+      // multiply-add chains.
+      typedef double F64x8 __attribute__((vector_size(64)));
+      F64x8 acc[4][2] = {};
+      for (int i = 0; i < 16; i += 4)
+        for (int p = 0; p < 4; ++p) {
+          const double v = static_cast<double>(in[i + p]);
+          F64x8 w0, w1;
+          std::memcpy(&w0, &w[i + p][0], sizeof w0);
+          std::memcpy(&w1, &w[i + p][8], sizeof w1);
+          acc[p][0] += v * w0;
+          acc[p][1] += v * w1;
+        }
+      const F64x8 s0 = (acc[0][0] + acc[1][0]) + (acc[2][0] + acc[3][0]);
+      const F64x8 s1 = (acc[0][1] + acc[1][1]) + (acc[2][1] + acc[3][1]);
+      std::memcpy(&t[0], &s0, sizeof s0);
+      std::memcpy(&t[8], &s1, sizeof s1);
+#else
+      for (int j = 0; j < 16; ++j) t[j] = 0.0;
       for (int i = 0; i < 16; ++i) {
         const double v = static_cast<double>(in[i]);
         for (int j = 0; j < 16; ++j) t[j] += v * w[i][j];
       }
+#endif
       if (bf16) {
         uint32_t r[16];
         for (int j = 0; j < 16; ++j) r[j] = double_to_bf16_rn(t[j]);

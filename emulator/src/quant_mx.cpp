@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "quant_fast.hpp"
 #include "quant_tiles.hpp"
 #include "tcemu/quant.hpp"
 
@@ -250,6 +251,7 @@ float mx_amax(std::span<const float> values, AmaxNan policy) {
 }
 
 float mx_amax(std::span<const float> values, AmaxNan policy, const Exec& exec) {
+  if (detail::fast_quant_enabled()) return detail::amax_fast(values, policy, exec);  // the same bits
   // Each piece's amax, then their max: a max does not depend on the order, and a NaN (only
   // returned under propagate) wins as it does in the serial loop.
   const size_t pieces = (values.size() + detail::kTileElems - 1) / detail::kTileElems;
@@ -397,6 +399,10 @@ MxTensor mx_quantize(std::span<const float> x, size_t rows, size_t cols, const M
   MxTensor q;
   q.grid = make_grid(rows, cols, o.axis, o.block);
   q.elem = o.elem;
+  if (detail::mx_fast_applies(o)) {  // the same bits, vectorised (quant_fast.hpp)
+    detail::mx_quantize_fast(x, o, exec, q);
+    return q;
+  }
   const AmaxNan nan_policy = o.amax_nan ? *o.amax_nan : (o.scale == MxScaleMode::rceil_sat ? AmaxNan::ignore : AmaxNan::propagate);
   // Each rectangle of whole blocks (quant_tiles.hpp) on its own: block amax (a NaN-aware running
   // max; the order of a max does not matter), the blocks' scales, then the elements.
@@ -471,6 +477,17 @@ float mx_dequantize_element(Fmt elem, uint8_t code, uint8_t scale, MxDequant d) 
 }
 
 std::vector<float> mx_dequantize(const MxTensor& q, MxDequant d, const Exec& exec) {
+  if (detail::fast_quant_enabled() && info(q.elem).width <= 8) {  // the same function, tabulated
+    struct Ctx {
+      Fmt elem;
+      MxDequant d;
+    } ctx{q.elem, d};
+    auto value = [](const void* c, uint8_t code, uint8_t scale) {
+      const Ctx& k = *static_cast<const Ctx*>(c);
+      return mx_dequantize_element(k.elem, code, scale, k.d);
+    };
+    return detail::dequantize_by_table(q.grid, q.codes, q.scales, uint32_t{1} << info(q.elem).width, value, &ctx, exec);
+  }
   // A large tensor first computes mx_dequantize_element once for every (scale, code) pair of
   // the element format, then looks each element up: the same function, so the same bits.
   const size_t codes = size_t{1} << info(q.elem).width;

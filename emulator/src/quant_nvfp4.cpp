@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "quant_fast.hpp"
 #include "quant_tiles.hpp"
 #include "tcemu/quant_nvfp4.hpp"
 
@@ -148,6 +149,14 @@ std::string rht16_error(size_t n, size_t rows, size_t cols) {
 std::vector<float> rht16(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask, RhtOut out,
                          const Exec& exec) {
   if (const std::string err = rht16_error(x.size(), rows, cols); !err.empty()) throw std::invalid_argument(err);
+  if (detail::fast_quant_enabled()) return detail::rht16_fast(x, rows, cols, sign_mask, out, exec);  // the same bits
+  return detail::rht16_scalar(x, rows, cols, sign_mask, out, exec);
+}
+
+std::vector<float> detail::rht16_scalar(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask,
+                                        RhtOut out, const Exec& exec) {
+  (void)rows;
+  (void)cols;
   const Fmt to = out == RhtOut::bf16 ? Fmt::bf16 : Fmt::f32;
   std::vector<float> y(x.size());
   // Each group of 16 on its own (cols is a multiple of 16, so groups never straddle rows).
@@ -320,6 +329,10 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
   }
   Nvfp4Tensor q;
   q.order = o.order;
+  if (detail::nvfp4_fast_applies(o)) {  // the same bits, vectorised (quant_fast.hpp)
+    detail::nvfp4_quantize_fast(x, rows, cols, o, exec, q);
+    return q;
+  }
   q.grid = make_grid(rows, cols, o.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);
   const AmaxNan nan_policy = te ? AmaxNan::ignore : AmaxNan::propagate;
   const float amax = o.global_amax ? *o.global_amax : mx_amax(x, nan_policy, exec);
@@ -413,6 +426,10 @@ std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d, const 
     }
     return te ? e * sfb * s_dec : e * (s_dec * sfb);
   };
+  if (detail::fast_quant_enabled()) {  // value() tabulated for the scales that occur: the same bits
+    auto call = [](const void* c, uint8_t code, uint8_t scale) { return (*static_cast<const decltype(value)*>(c))(code, scale); };
+    return detail::dequantize_by_table(q.grid, q.codes, q.scales, 16, call, &value, exec);
+  }
   // A large tensor tabulates value() over every (scale, code) pair first: the same bits.
   std::vector<float> table;
   if (q.codes.size() >= detail::kTableMin) {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "quant_fast.hpp"
 #include "quant_tiles.hpp"
 #include "tcemu/convert.hpp"
 #include "tcemu/quant_scaling.hpp"
@@ -41,6 +42,7 @@ std::vector<uint8_t> fp8_cast(std::span<const float> x, float scale, Fmt f) { re
 
 std::vector<uint8_t> fp8_cast(std::span<const float> x, float scale, Fmt f, const Exec& exec) {
   (void)fp8_max(f);
+  if (detail::fast_quant_enabled()) return detail::fp8_cast_fast(x, scale, f, exec);  // the same bits
   std::vector<uint8_t> out(x.size());
   detail::for_each_range(x.size(), exec, [&](size_t b, size_t e) {
     for (size_t i = b; i < e; ++i) out[i] = fp8_cast(x[i], scale, f);
@@ -53,6 +55,7 @@ std::vector<float> fp8_dequantize(std::span<const uint8_t> codes, float scale_in
 }
 
 std::vector<float> fp8_dequantize(std::span<const uint8_t> codes, float scale_inv, Fmt f, const Exec& exec) {
+  if (detail::fast_quant_enabled() && fp8_format_error(f).empty()) return detail::fp8_dequantize_fast(codes, scale_inv, f, exec);
   std::vector<float> out(codes.size());
   detail::for_each_range(codes.size(), exec, [&](size_t b, size_t e) {
     for (size_t i = b; i < e; ++i) out[i] = code_to_f32(f, codes[i]) * scale_inv;
@@ -95,6 +98,10 @@ BlockwiseFp8 fp8_blockwise(std::span<const float> x, size_t rows, size_t cols, F
   q.fmt = f;
   q.grid = make_grid(rows, cols, tile_128x128 ? BlockAxis::tile2d : BlockAxis::rowwise, 128);
   const float max_fp8 = fp8_max(f);
+  if (detail::fast_quant_enabled()) {  // the same bits, vectorised (quant_fast.hpp)
+    detail::fp8_blockwise_fast(x, cols, pow2, epsilon, value_for_inf, exec, q);
+    return q;
+  }
   // Each rectangle of whole blocks (quant_tiles.hpp) on its own: amax, scales, codes.
   const BlockGrid& g = q.grid;
   std::vector<float> amax(g.scale_count(), 0.0f);
@@ -124,6 +131,7 @@ BlockwiseFp8 fp8_blockwise(std::span<const float> x, size_t rows, size_t cols, F
 std::vector<float> fp8_blockwise_dequantize(const BlockwiseFp8& q) { return fp8_blockwise_dequantize(q, Exec{}); }
 
 std::vector<float> fp8_blockwise_dequantize(const BlockwiseFp8& q, const Exec& exec) {
+  if (detail::fast_quant_enabled() && fp8_format_error(q.fmt).empty()) return detail::fp8_blockwise_dequantize_fast(q, exec);
   std::vector<float> out(q.codes.size());
   detail::for_each_tile(q.grid, exec, [&](const detail::Tile& t) {
     for (size_t r = t.r0; r < t.r1; ++r)

@@ -1,14 +1,20 @@
-// Quantization recipes on every core (issue 16): quantize and dequantize a 4096 x 4096 f32
-// tensor (16.8 M elements) with mxfp8, nvfp4 and fp8-block128x128 on 1, 2, 4 and 16 threads
-// (Exec{N}). The results are the same bits for every thread count (quant_threads_test).
+// Quantization recipes on every core (issues 16 and 30): quantize and dequantize a 4096 x 4096
+// f32 tensor (16.8 M elements) with each recipe's defaults (mxfp8, mxfp8-torchao, mx, nvfp4,
+// nvfp4-2d, nvfp4 with the RHT, fp8-current, fp8-block1x128, fp8-block128x128) on 1, 2, 4 and
+// 16 threads (Exec{N}), on the fast path (emulator/src/quant_fast.hpp); and mxfp8 and nvfp4
+// quantized by the scalar rules alone (QuantizeScalarCpu, one thread) for comparison. The
+// results are the same bits for every thread count and either path (quant_threads_test,
+// quant_fast_test).
 //
 //   build/release/tools/bench/bench_quant --benchmark_filter='4096/.*/(1|2)/'
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
+#include "../../emulator/src/quant_fast.hpp"
 #include "tcemu/quant_recipe.hpp"
 
 namespace {
@@ -26,8 +32,16 @@ const std::vector<float>& input() {
   return x;
 }
 
+// A preset by name; "nvfp4-rht" is nvfp4 with the 16-point RHT (TE's gradients).
+tcemu::quant::Recipe recipe_named(const char* name) {
+  const bool rht = std::strcmp(name, "nvfp4-rht") == 0;
+  tcemu::quant::Recipe r = *tcemu::quant::find_recipe(rht ? "nvfp4" : name);
+  r.nvfp4.rht = rht;
+  return r;
+}
+
 void Quantize(benchmark::State& state, const char* recipe) {
-  const tcemu::quant::Recipe r = *tcemu::quant::find_recipe(recipe);
+  const tcemu::quant::Recipe r = recipe_named(recipe);
   const std::vector<float>& x = input();
   const tcemu::Exec exec{static_cast<int>(state.range(0))};
   for (auto _ : state) {
@@ -38,8 +52,15 @@ void Quantize(benchmark::State& state, const char* recipe) {
                                                 benchmark::Counter::kIsRate);
 }
 
+// The scalar rules alone (the fast path switched off for the run).
+void QuantizeScalar(benchmark::State& state, const char* recipe) {
+  tcemu::quant::detail::set_fast_quant(false);
+  Quantize(state, recipe);
+  tcemu::quant::detail::set_fast_quant(true);
+}
+
 void Dequantize(benchmark::State& state, const char* recipe) {
-  const tcemu::quant::Recipe r = *tcemu::quant::find_recipe(recipe);
+  const tcemu::quant::Recipe r = recipe_named(recipe);
   const std::vector<float>& x = input();
   const tcemu::quant::Quantized q = tcemu::quant::quantize(r, x, kDim, kDim, {}, tcemu::Exec{}).value;
   const tcemu::Exec exec{static_cast<int>(state.range(0))};
@@ -63,9 +84,25 @@ void Dequantize(benchmark::State& state, const char* recipe) {
       ->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond)->Iterations(2)
 
 TCEMU_QUANT_BENCH(Quantize, mxfp8, "mxfp8");
+TCEMU_QUANT_BENCH(Quantize, mxfp8_torchao, "mxfp8-torchao");
+TCEMU_QUANT_BENCH(Quantize, mx, "mx");
 TCEMU_QUANT_BENCH(Quantize, nvfp4, "nvfp4");
+TCEMU_QUANT_BENCH(Quantize, nvfp4_2d, "nvfp4-2d");
+TCEMU_QUANT_BENCH(Quantize, nvfp4_rht, "nvfp4-rht");
+TCEMU_QUANT_BENCH(Quantize, fp8_current, "fp8-current");
+TCEMU_QUANT_BENCH(Quantize, fp8_block1x128, "fp8-block1x128");
 TCEMU_QUANT_BENCH(Quantize, fp8_block128, "fp8-block128x128");
 TCEMU_QUANT_BENCH(Dequantize, mxfp8, "mxfp8");
+TCEMU_QUANT_BENCH(Dequantize, mxfp8_torchao, "mxfp8-torchao");
+TCEMU_QUANT_BENCH(Dequantize, mx, "mx");
 TCEMU_QUANT_BENCH(Dequantize, nvfp4, "nvfp4");
+TCEMU_QUANT_BENCH(Dequantize, nvfp4_2d, "nvfp4-2d");
+TCEMU_QUANT_BENCH(Dequantize, fp8_current, "fp8-current");
+TCEMU_QUANT_BENCH(Dequantize, fp8_block1x128, "fp8-block1x128");
+TCEMU_QUANT_BENCH(Dequantize, fp8_block128, "fp8-block128x128");
+BENCHMARK_CAPTURE(QuantizeScalar, mxfp8, "mxfp8")->Name("QuantizeScalarCpu4096/mxfp8")->Arg(1)
+    ->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_CAPTURE(QuantizeScalar, nvfp4, "nvfp4")->Name("QuantizeScalarCpu4096/nvfp4")->Arg(1)
+    ->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond)->Iterations(1);
 
 BENCHMARK_MAIN();

@@ -67,6 +67,7 @@ struct Nvfp4Options {
   bool rht = false;         // transform each row's 16-element groups with diag(s) H16 / 4 first
   uint16_t rht_signs = kTeRhtSignMask;
   RhtOut rht_out = RhtOut::bf16;
+  bool operator==(const Nvfp4Options&) const = default;
 };
 
 struct Nvfp4Tensor {

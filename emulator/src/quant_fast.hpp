@@ -1,0 +1,131 @@
+// Internal: the fast quantizers. The scalar rules of quant_mx.cpp, quant_nvfp4.cpp and
+// quant_scaling.cpp stay the definition; these compute the same bits with the per-element work
+// vectorised (quant_fast_kernels.cpp, built for AVX-512, AVX2 and baseline x86-64 like the
+// conversion kernels they cast with, converter_kernels.hpp) and the per-block scale rules either
+// called as they are or, where those go through the scalar conversion core, written out on the
+// bits (tested against the scalar rules by tests/quant/fast_test.cpp). The entry points of
+// quant.hpp, quant_nvfp4.hpp and quant_scaling.hpp call them when *_fast_applies says the options
+// are covered; every other option combination runs the scalar rules.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "tcemu/parallel.hpp"
+#include "tcemu/quant.hpp"
+#include "tcemu/quant_nvfp4.hpp"
+#include "tcemu/quant_scaling.hpp"
+
+namespace tcemu::quant::detail {
+
+// For tests and benchmarks: false runs every quantizer on its scalar rules. Default true.
+void set_fast_quant(bool on);
+bool fast_quant_enabled();
+
+// A zeroed vector of n elements whose pages, when it is large, are asked to be huge ones first
+// (quant_fast_memory.cpp): the results of the fast paths.
+void advise_huge_pages(const void* p, size_t bytes);
+template <class T>
+std::vector<T> big_vector(size_t n) {
+  std::vector<T> v;
+  v.reserve(n);
+  advise_huge_pages(v.data(), n * sizeof(T));
+  v.resize(n);
+  return v;
+}
+
+// --- Kernels (quant_fast_kernels.cpp), each dispatched on detail::convert_isa().
+
+// The largest |x| of x[0, n) under the NaN policy, as f32 bits: propagate keeps NaN bits (any
+// result above 0x7F800000 means a NaN was seen), ignore drops NaN, ignore_nonfinite drops NaN
+// and Inf. An empty range gives 0.
+uint32_t absmax_bits(const float* x, size_t n, AmaxNan policy);
+// acc[k] = max(acc[k], absmax_bits of segment k of x[0, n)), segments of `seg` elements (the
+// last may be shorter); seg 1 is the element-wise max.
+void segment_absmax(const float* x, size_t n, size_t seg, uint32_t* acc, AmaxNan policy);
+
+// How a scaled element becomes a code: the f32 product x * mul, a NaN product gives nan_code,
+// else (clamp: first clamped to [-max, max], torch.clamp) cvt.rn.satfinite into elem
+// (e4m3, e5m2, e3m2, e2m3 or e2m1).
+struct CastSpec {
+  Fmt elem = Fmt::e4m3;
+  bool clamp = false;
+  float max = 0.0f;
+  uint8_t nan_code = 0;
+};
+// out[i] = cast(x[i] * mul[i]).
+void scale_cast(const float* x, const float* mul, size_t n, uint8_t* out, const CastSpec& s);
+// out[i] = table[off[i] + codes[i]] where codes[i] < ncodes; returns whether some code was not
+// (those outputs are left for the caller).
+bool gather(const uint8_t* codes, const uint32_t* off, size_t n, const float* table, uint32_t ncodes, float* out);
+// out[i] = vtab[codes[i]] * s (f32 multiply; with two NaN operands the first, quieted, as the
+// scalar loops' x86 multiply gives it); vtab has 256 entries.
+void gather_mul(const uint8_t* codes, size_t n, const float* vtab, float s, float* out);
+// nvfp4_te_block_scale(amax, s_enc, te_div6 or te) of nb block amaxes given as f32 bits into
+// codes (the same products, cvt.rn.satfinite.e4m3 by the conversion kernel), and
+// mul[k] = mul_tab[codes[k]].
+void nvfp4_block_scales(const uint32_t* amax, size_t nb, float s_enc, bool div6, const float* mul_tab, uint8_t* codes,
+                        float* mul);
+// The 16-point RHT of `groups` groups of 16 (quant_nvfp4.hpp rht16) in double, where the exact
+// sum is representable: every input finite and the exponents of its nonzero inputs within 25
+// binades, then one rounding to bf16 or f32. bad[g] = 1 for a group outside that (y left for the
+// caller), else 0.
+void rht16_groups(const float* x, float* y, size_t groups, uint16_t sign_mask, bool bf16, uint8_t* bad);
+
+// --- Scale rules on the bits (quant_fast_mx.cpp).
+
+// e8m0_round_up(d, satfinite) (cvt.rp{.satfinite}.ue8m0.f32) of d >= 0 or NaN.
+uint8_t e8m0_round_up_bits(float d, bool satfinite);
+
+// --- Whole-tensor fast paths. Each *_applies is false when fast_quant_enabled() is.
+
+// mx_amax(values, policy, exec).
+float amax_fast(std::span<const float> values, AmaxNan policy, const Exec& exec);
+
+// Covered: elements e4m3, e5m2, e3m2, e2m3, e2m1 rounded rn; scale rceil-sat (variants
+// current and te-2.12), rceil, floor, ceil and even (variant current, floor path to_mx); every
+// block size and axis, NaN policy and element cast. Not covered: s8, rna/rz/rs, rceil-legacy,
+// variant torchao-0.18, floor path cuda.
+bool mx_fast_applies(const MxOptions& o);
+// q.grid and q.elem set; fills q.codes and q.scales (sized here).
+void mx_quantize_fast(std::span<const float> x, const MxOptions& o, const Exec& exec, MxTensor& q);
+
+// Covered: orders te and te-div6, 1x16 and 16x16 blocks, rn, with or without the RHT (either
+// output), a given or computed tensor amax, fast_math where it does not apply (f32/f16 input or
+// 16x16). Not covered: the torchao orders, rs, te_test_reference, TE's tuned fast-math kernel,
+// and any option added later (the comparison with the covered fields, nvfp4_fast_applies).
+bool nvfp4_fast_applies(const Nvfp4Options& o);
+// x already transformed when o.rht; sets everything in q but q.order.
+void nvfp4_quantize_fast(std::span<const float> x, size_t rows, size_t cols, const Nvfp4Options& o, const Exec& exec,
+                         Nvfp4Tensor& q);
+// rht16(x, rows, cols, sign_mask, out, exec) (cols a multiple of 16), and the scalar rule it
+// falls back to for groups outside the double's reach (quant_nvfp4.cpp).
+std::vector<float> rht16_fast(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask, RhtOut out,
+                              const Exec& exec);
+
+std::vector<float> rht16_scalar(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask, RhtOut out,
+                                const Exec& exec);
+
+// fp8_cast(x, scale, f, exec) for e4m3 / e5m2.
+std::vector<uint8_t> fp8_cast_fast(std::span<const float> x, float scale, Fmt f, const Exec& exec);
+// fp8_blockwise's codes and scales (q.grid and q.fmt set) from value_for_inf and the options.
+void fp8_blockwise_fast(std::span<const float> x, size_t cols, bool pow2, float epsilon, float value_for_inf,
+                        const Exec& exec, BlockwiseFp8& q);
+
+// --- Dequantization (quant_fast_dequant.cpp).
+
+// value(code, scale) for every element of a block-scaled tensor, from a table of value over
+// (scale, code < ncodes) for the scales that occur (built on the threads), codes >= ncodes by
+// value itself. `value` must be a pure function: the result is then the scalar loop's.
+std::vector<float> dequantize_by_table(const BlockGrid& g, std::span<const uint8_t> codes,
+                                       std::span<const uint8_t> scales, uint32_t ncodes,
+                                       float (*value)(const void* ctx, uint8_t code, uint8_t scale),
+                                       const void* ctx, const Exec& exec);
+// code_to_f32(f, code) * scale_inv per element (fp8_dequantize).
+std::vector<float> fp8_dequantize_fast(std::span<const uint8_t> codes, float scale_inv, Fmt f, const Exec& exec);
+// fp8_blockwise_dequantize.
+std::vector<float> fp8_blockwise_dequantize_fast(const BlockwiseFp8& q, const Exec& exec);
+
+}  // namespace tcemu::quant::detail

@@ -1,0 +1,66 @@
+// Internal: the block loop of the fast quantizers (quant_fast.hpp). The tensor is cut into the
+// rectangles of quant_tiles.hpp (so every thread count gives the same bits, as in the scalar
+// loops); in each rectangle, one block row at a time: the block amaxes (vectorised), one call of
+// the scale rule per block, which stores the block's scale and returns its element multiplier,
+// then every element cast from x * multiplier (vectorised).
+#pragma once
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "quant_fast.hpp"
+#include "quant_tiles.hpp"
+
+namespace tcemu::quant::detail {
+
+// Adapts a per-block scale rule, rule(b, amax) -> float (block b's multiplier from its amax;
+// a NaN seen under propagate gives quiet_NaN, as in the scalar loops), to quantize_blocks'
+// batches.
+template <class Rule>
+auto per_block(AmaxNan policy, Rule&& rule) {
+  return [policy, &rule](size_t b0, const uint32_t* acc, size_t nb, float* mul) {
+    for (size_t k = 0; k < nb; ++k) {
+      const uint32_t a = acc[k];
+      const float amax = policy == AmaxNan::propagate && a > 0x7F800000u ? std::numeric_limits<float>::quiet_NaN()
+                                                                         : f32_from_bits(a);
+      mul[k] = rule(b0 + k, amax);
+    }
+  };
+}
+
+// batch_rule(b0, acc, nb, mul): the scales of blocks b0 .. b0 + nb - 1 (one block row of a
+// rectangle) from their masked amax bits acc[0, nb), their multipliers into mul[0, nb).
+template <class ScaleRule>
+void quantize_blocks(const float* x, const BlockGrid& g, AmaxNan policy, const CastSpec& cast, uint8_t* codes,
+                     const Exec& exec, ScaleRule&& batch_rule) {
+  const size_t cols = g.cols, bc_len = g.block_cols, br_len = g.block_rows;
+  for_each_tile(g, exec, [&](const Tile& t) {
+    thread_local std::vector<uint32_t> acc;
+    thread_local std::vector<float> mul, bmul;
+    const size_t w = t.c1 - t.c0;
+    const size_t nb = (w + bc_len - 1) / bc_len;  // blocks across the rectangle
+    const bool colwise = bc_len == 1;
+    acc.resize(colwise ? w : nb);
+    mul.resize(w);
+    bmul.resize(nb);
+    for (size_t r0 = t.r0; r0 < t.r1; r0 += br_len) {
+      const size_t r1 = std::min(t.r1, r0 + br_len);
+      std::fill(acc.begin(), acc.end(), 0u);
+      for (size_t r = r0; r < r1; ++r) segment_absmax(x + r * cols + t.c0, w, bc_len, acc.data(), policy);
+      const size_t b0 = (r0 / br_len) * g.scale_cols() + t.c0 / bc_len;
+      batch_rule(b0, acc.data(), nb, bmul.data());
+      if (colwise) {
+        std::copy(bmul.begin(), bmul.begin() + static_cast<std::ptrdiff_t>(w), mul.begin());
+      } else {
+        for (size_t k = 0; k < nb; ++k) {
+          const size_t c0 = k * bc_len, c1 = std::min(w, c0 + bc_len);
+          std::fill(mul.begin() + static_cast<std::ptrdiff_t>(c0), mul.begin() + static_cast<std::ptrdiff_t>(c1), bmul[k]);
+        }
+      }
+      for (size_t r = r0; r < r1; ++r) scale_cast(x + r * cols + t.c0, mul.data(), w, codes + r * cols + t.c0, cast);
+    }
+  });
+}
+
+}  // namespace tcemu::quant::detail

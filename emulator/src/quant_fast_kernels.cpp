@@ -1,0 +1,377 @@
+// The element loops of the fast quantizers (quant_fast.hpp), compiled for x86-64-v4 (AVX-512),
+// AVX2 and the baseline like the conversion kernels (converter_kernels.hpp) whose F32ToNarrow
+// they cast with, and picked at run time by detail::convert_isa(). Everything a loop calls is
+// forced inline so that it is compiled for the loop's ISA.
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "converter_kernels.hpp"
+#include "quant_fast.hpp"
+
+namespace tcemu::quant::detail {
+
+namespace {
+
+using tcemu::detail::ConvertIsa;
+using tcemu::detail::F32ToNarrow;
+
+TCEMU_CVT_HOT uint32_t bits_of(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+TCEMU_CVT_HOT float float_of(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+// |x| as bits under the NaN policy (see absmax_bits).
+template <AmaxNan P>
+TCEMU_CVT_HOT uint32_t masked_abs(float x) {
+  const uint32_t a = bits_of(x) & 0x7FFFFFFFu;
+  if constexpr (P == AmaxNan::ignore) return a > 0x7F800000u ? 0u : a;
+  else if constexpr (P == AmaxNan::ignore_nonfinite) return a >= 0x7F800000u ? 0u : a;
+  else return a;
+}
+
+// Runs K::body(args...) compiled for the best ISA the CPU has (within the tests' limit).
+#ifdef TCEMU_CVT_X86
+#define TCEMU_QF_ISA_RUN(K, ...)                                                          \
+  switch (tcemu::detail::convert_isa()) {                                                \
+    case ConvertIsa::avx512: return K::avx512(__VA_ARGS__);                               \
+    case ConvertIsa::avx2: return K::avx2(__VA_ARGS__);                                   \
+    default: return K::base(__VA_ARGS__);                                                 \
+  }
+#define TCEMU_QF_CLONES(RET, PARAMS, ARGS)                                                 \
+  static RET base PARAMS { return body ARGS; }                                             \
+  __attribute__((target("avx2"))) static RET avx2 PARAMS { return body ARGS; }             \
+  __attribute__((target("arch=x86-64-v4"))) static RET avx512 PARAMS { return body ARGS; }
+#else
+#define TCEMU_QF_ISA_RUN(K, ...) return K::base(__VA_ARGS__);
+#define TCEMU_QF_CLONES(RET, PARAMS, ARGS) \
+  static RET base PARAMS { return body ARGS; }
+#endif
+
+// The max of x[0, n) folded into m. Sixteen elements at a time in a GCC vector (the
+// vectoriser does not take this masked max as a loop); |x| bits are below 2^31, so signed
+// compares order them.
+#if defined(__GNUC__)
+typedef int32_t I32x16 __attribute__((vector_size(64)));
+// Loads x[0, 16) as masked |x| bits into v (a statement, so no vector crosses a call).
+#define TCEMU_QF_MASKED_ABS16(v, x)                                                    \
+  std::memcpy(&(v), (x), sizeof(v));                                                   \
+  (v) &= 0x7FFFFFFF;                                                                   \
+  if constexpr (P == AmaxNan::ignore) (v) &= ((v) <= 0x7F800000);                      \
+  else if constexpr (P == AmaxNan::ignore_nonfinite) (v) &= ((v) < 0x7F800000);
+#endif
+
+template <AmaxNan P>
+TCEMU_CVT_HOT uint32_t fold_absmax(const float* x, size_t n, uint32_t m) {
+  size_t i = 0;
+#if defined(__GNUC__)
+  if (n >= 16) {
+    I32x16 lane, a;
+    TCEMU_QF_MASKED_ABS16(lane, x)
+    for (i = 16; i + 16 <= n; i += 16) {
+      TCEMU_QF_MASKED_ABS16(a, x + i)
+      const I32x16 gt = a > lane;
+      lane = (a & gt) | (lane & ~gt);
+    }
+    // Halves folded onto each other: lane 0 ends with the max.
+    I32x16 sh = __builtin_shufflevector(lane, lane, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
+    I32x16 gt = sh > lane;
+    lane = (sh & gt) | (lane & ~gt);
+    sh = __builtin_shufflevector(lane, lane, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11);
+    gt = sh > lane;
+    lane = (sh & gt) | (lane & ~gt);
+    sh = __builtin_shufflevector(lane, lane, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+    gt = sh > lane;
+    lane = (sh & gt) | (lane & ~gt);
+    const uint32_t top = static_cast<uint32_t>(lane[0] > lane[1] ? lane[0] : lane[1]);
+    m = top > m ? top : m;
+  }
+#endif
+  for (; i < n; ++i) {
+    const uint32_t a = masked_abs<P>(x[i]);
+    m = a > m ? a : m;
+  }
+  return m;
+}
+
+// The smallest nonzero |x| bits of x[0, 16) (0x7FFFFFFF when all are zero).
+TCEMU_CVT_HOT uint32_t min_nonzero_abs16(const float* x) {
+#if defined(__GNUC__)
+  I32x16 v;
+  std::memcpy(&v, x, sizeof v);
+  v &= 0x7FFFFFFF;
+  v |= (v == 0) & 0x7FFFFFFF;
+  I32x16 sh = __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
+  I32x16 lt = sh < v;
+  v = (sh & lt) | (v & ~lt);
+  sh = __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11);
+  lt = sh < v;
+  v = (sh & lt) | (v & ~lt);
+  sh = __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+  lt = sh < v;
+  v = (sh & lt) | (v & ~lt);
+  return static_cast<uint32_t>(v[0] < v[1] ? v[0] : v[1]);
+#else
+  uint32_t lo = 0x7FFFFFFFu;
+  for (int i = 0; i < 16; ++i) {
+    const uint32_t a = bits_of(x[i]) & 0x7FFFFFFFu;
+    const uint32_t l = a == 0 ? 0x7FFFFFFFu : a;
+    lo = l < lo ? l : lo;
+  }
+  return lo;
+#endif
+}
+
+template <AmaxNan P>
+struct Absmax {
+  static TCEMU_CVT_HOT uint32_t body(const float* x, size_t n) { return fold_absmax<P>(x, n, 0u); }
+  TCEMU_QF_CLONES(uint32_t, (const float* x, size_t n), (x, n))
+};
+
+// Segments of a fixed length SEG (0: the runtime length seg) folded into acc.
+template <AmaxNan P, size_t SEG>
+struct SegAbsmax {
+  static TCEMU_CVT_HOT void body(const float* x, size_t n, size_t seg, uint32_t* acc) {
+    const size_t len = SEG ? SEG : seg;
+    size_t k = 0, i = 0;
+    for (; i + len <= n; i += len, ++k) acc[k] = fold_absmax<P>(x + i, len, acc[k]);
+    if (i < n) acc[k] = fold_absmax<P>(x + i, n - i, acc[k]);
+  }
+  TCEMU_QF_CLONES(void, (const float* x, size_t n, size_t seg, uint32_t* acc), (x, n, seg, acc))
+};
+
+template <AmaxNan P>
+struct ElemAbsmax {  // seg 1
+  static TCEMU_CVT_HOT void body(const float* x, size_t n, uint32_t* acc) {
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t a = masked_abs<P>(x[i]);
+      acc[i] = a > acc[i] ? a : acc[i];
+    }
+  }
+  TCEMU_QF_CLONES(void, (const float* x, size_t n, uint32_t* acc), (x, n, acc))
+};
+
+template <AmaxNan P>
+void segment_absmax_p(const float* x, size_t n, size_t seg, uint32_t* acc) {
+  switch (seg) {
+    case 1: { TCEMU_QF_ISA_RUN(ElemAbsmax<P>, x, n, acc) }
+    case 16: { using K = SegAbsmax<P, 16>; TCEMU_QF_ISA_RUN(K, x, n, seg, acc) }
+    case 32: { using K = SegAbsmax<P, 32>; TCEMU_QF_ISA_RUN(K, x, n, seg, acc) }
+    case 128: { using K = SegAbsmax<P, 128>; TCEMU_QF_ISA_RUN(K, x, n, seg, acc) }
+    default: { using K = SegAbsmax<P, 0>; TCEMU_QF_ISA_RUN(K, x, n, seg, acc) }
+  }
+}
+
+template <Fmt D, bool CLAMP>
+struct ScaleCast {
+  static TCEMU_CVT_HOT void body(const float* x, const float* mul, size_t n, uint8_t* out, float mx, uint8_t nan_code) {
+    for (size_t i = 0; i < n; ++i) {
+      float y = x[i] * mul[i];
+      const bool nan = (bits_of(y) & 0x7FFFFFFFu) > 0x7F800000u;
+      if constexpr (CLAMP) {  // torch.clamp (a NaN is replaced below)
+        y = y > mx ? mx : y;
+        y = y < -mx ? -mx : y;
+      }
+      const uint8_t c = F32ToNarrow<D, Round::rn, true>::one(bits_of(y));
+      out[i] = nan ? nan_code : c;
+    }
+  }
+  TCEMU_QF_CLONES(void, (const float* x, const float* mul, size_t n, uint8_t* out, float mx, uint8_t nan_code),
+                  (x, mul, n, out, mx, nan_code))
+};
+
+template <Fmt D>
+void scale_cast_f(const float* x, const float* mul, size_t n, uint8_t* out, const CastSpec& s) {
+  if (s.clamp) {
+    using K = ScaleCast<D, true>;
+    TCEMU_QF_ISA_RUN(K, x, mul, n, out, s.max, s.nan_code)
+  }
+  using K = ScaleCast<D, false>;
+  TCEMU_QF_ISA_RUN(K, x, mul, n, out, s.max, s.nan_code)
+}
+
+struct Gather {
+  static TCEMU_CVT_HOT bool body(const uint8_t* codes, const uint32_t* off, size_t n, const float* table,
+                                 uint32_t ncodes, float* out) {
+    uint32_t bad = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t c = codes[i];
+      const bool in = c < ncodes;
+      const float v = table[off[i] + (in ? c : 0u)];
+      out[i] = v;
+      bad |= in ? 0u : 1u;
+    }
+    return bad != 0;
+  }
+  TCEMU_QF_CLONES(bool,
+                  (const uint8_t* codes, const uint32_t* off, size_t n, const float* table, uint32_t ncodes, float* out),
+                  (codes, off, n, table, ncodes, out))
+};
+
+struct GatherMul {
+  static TCEMU_CVT_HOT void body(const uint8_t* codes, size_t n, const float* vtab, float s, float* out) {
+    // Both operands NaN: the first one, as x86's scalar multiply of the scalar loop's
+    // vtab * s gives it (the compiler may swap a vector multiply's operands).
+    for (size_t i = 0; i < n; ++i) {
+      const float v = vtab[codes[i]];
+      const float p = v * s;
+      out[i] = (bits_of(v) & 0x7FFFFFFFu) > 0x7F800000u ? float_of(bits_of(v) | 0x400000u) : p;
+    }
+  }
+  TCEMU_QF_CLONES(void, (const uint8_t* codes, size_t n, const float* vtab, float s, float* out), (codes, n, vtab, s, out))
+};
+
+// Round-to-nearest-even of a finite double into bf16, as f32 bits: first to f32 rounding to odd
+// (the f32 nearest, stepped back toward zero when it rounded away, its last bit set when
+// inexact), which keeps 16 bits beyond bf16's and so rounds once, then the conversion kernel's
+// f32 -> bf16 (bf16 has f32's exponent range: its subnormals and overflow to Inf included).
+TCEMU_CVT_HOT uint32_t double_to_bf16_rn(double d) {
+  const float f = static_cast<float>(d);
+  const double back = static_cast<double>(f);
+  const uint32_t u = bits_of(f);
+  const uint32_t inexact = back != d ? 1u : 0u;
+  const uint32_t away = std::fabs(back) > std::fabs(d) ? 1u : 0u;
+  const uint32_t mag = ((u & 0x7FFFFFFFu) - (inexact & away)) | inexact;
+  return static_cast<uint32_t>(F32ToNarrow<Fmt::bf16, Round::rn, false>::one((u & 0x80000000u) | mag)) << 16;
+}
+
+struct Rht16 {
+  // y_j = sum_i x_i w_ij with w_ij = s_i (-1)^popcount(i & j) / 4: each product exact in
+  // double, and every partial sum a sum of some of them, whose bits span at most
+  // (emax - emin) + 28 places for the f32 exponent fields emax, emin (subnormals counted as 1)
+  // of the group's nonzero inputs: exact when that is <= 53, so the order does not matter.
+  static TCEMU_CVT_HOT void body(const float* x, float* y, size_t groups, uint16_t mask, bool bf16, uint8_t* bad) {
+    alignas(64) double w[16][16];
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 16; ++j)
+        w[i][j] = (((mask >> i) ^ static_cast<unsigned>(std::popcount(static_cast<unsigned>(i & j)))) & 1) ? -0.25 : 0.25;
+    for (size_t g = 0; g < groups; ++g) {
+      const float* in = x + g * 16;
+      // Largest |x| bits (NaN above Inf), smallest nonzero |x| bits.
+      const uint32_t hi = fold_absmax<AmaxNan::propagate>(in, 16, 0u), lo = min_nonzero_abs16(in);
+      const int32_t fhi = static_cast<int32_t>(hi >> 23), flo = static_cast<int32_t>(lo >> 23);
+      const bool ok = hi < 0x7F800000u && (fhi > 1 ? fhi : 1) - (flo > 1 ? flo : 1) <= 25;
+      bad[g] = ok ? 0 : 1;
+      if (!ok) continue;
+      if (hi == 0) {  // all zeros: y_j is -0 when every signed term is -0, else +0
+        for (int j = 0; j < 16; ++j) {
+          bool all_neg = true;
+          for (int i = 0; i < 16; ++i) all_neg = all_neg && (((bits_of(in[i]) >> 31) != 0) == (w[i][j] > 0.0));
+          y[g * 16 + j] = all_neg ? -0.0f : 0.0f;
+        }
+        continue;
+      }
+      // With a nonzero term, a zero result is a cancellation: +0 in IEEE arithmetic, as the
+      // exact rule has it (-0 only when every signed term is -0).
+      alignas(64) double t[16];
+#if defined(__GNUC__)
+      // Four partial sums over i (exact, so their order does not matter) for independent
+      // multiply-add chains.
+      typedef double F64x8 __attribute__((vector_size(64)));
+      F64x8 acc[4][2] = {};
+      for (int i = 0; i < 16; i += 4)
+        for (int p = 0; p < 4; ++p) {
+          const double v = static_cast<double>(in[i + p]);
+          F64x8 w0, w1;
+          std::memcpy(&w0, &w[i + p][0], sizeof w0);
+          std::memcpy(&w1, &w[i + p][8], sizeof w1);
+          acc[p][0] += v * w0;
+          acc[p][1] += v * w1;
+        }
+      const F64x8 s0 = (acc[0][0] + acc[1][0]) + (acc[2][0] + acc[3][0]);
+      const F64x8 s1 = (acc[0][1] + acc[1][1]) + (acc[2][1] + acc[3][1]);
+      std::memcpy(&t[0], &s0, sizeof s0);
+      std::memcpy(&t[8], &s1, sizeof s1);
+#else
+      for (int j = 0; j < 16; ++j) t[j] = 0.0;
+      for (int i = 0; i < 16; ++i) {
+        const double v = static_cast<double>(in[i]);
+        for (int j = 0; j < 16; ++j) t[j] += v * w[i][j];
+      }
+#endif
+      if (bf16) {
+        uint32_t r[16];
+        for (int j = 0; j < 16; ++j) r[j] = double_to_bf16_rn(t[j]);
+        std::memcpy(y + g * 16, r, sizeof r);
+      } else {
+        for (int j = 0; j < 16; ++j) y[g * 16 + j] = static_cast<float>(t[j]);
+      }
+    }
+  }
+  TCEMU_QF_CLONES(void, (const float* x, float* y, size_t groups, uint16_t mask, bool bf16, uint8_t* bad),
+                  (x, y, groups, mask, bf16, bad))
+};
+
+// nvfp4_te_block_scale_bits of each block amax (as bits) and the multiplier mul_tab[code].
+struct Nvfp4BlockScales {
+  static TCEMU_CVT_HOT void body(const uint32_t* amax, size_t nb, float s_enc, bool div6, const float* mul_tab,
+                                 uint8_t* codes, float* mul) {
+    const float c = s_enc * static_cast<float>(1.0 / 6.0);
+    for (size_t k = 0; k < nb; ++k) {
+      const float a = float_of(amax[k]);
+      const float d = div6 ? a / 6.0f * s_enc : a * c;
+      const bool nan = (bits_of(d) & 0x7FFFFFFFu) > 0x7F800000u;
+      const float m = nan ? std::numeric_limits<float>::max() : (d < std::numeric_limits<float>::max() ? d : std::numeric_limits<float>::max());
+      const uint8_t code = F32ToNarrow<Fmt::e4m3, Round::rn, true>::one(bits_of(m));
+      codes[k] = code;
+      mul[k] = mul_tab[code];
+    }
+  }
+  TCEMU_QF_CLONES(void,
+                  (const uint32_t* amax, size_t nb, float s_enc, bool div6, const float* mul_tab, uint8_t* codes, float* mul),
+                  (amax, nb, s_enc, div6, mul_tab, codes, mul))
+};
+
+}  // namespace
+
+void nvfp4_block_scales(const uint32_t* amax, size_t nb, float s_enc, bool div6, const float* mul_tab, uint8_t* codes,
+                        float* mul) {
+  TCEMU_QF_ISA_RUN(Nvfp4BlockScales, amax, nb, s_enc, div6, mul_tab, codes, mul)
+}
+
+uint32_t absmax_bits(const float* x, size_t n, AmaxNan policy) {
+  switch (policy) {
+    case AmaxNan::ignore: { TCEMU_QF_ISA_RUN(Absmax<AmaxNan::ignore>, x, n) }
+    case AmaxNan::ignore_nonfinite: { TCEMU_QF_ISA_RUN(Absmax<AmaxNan::ignore_nonfinite>, x, n) }
+    default: { TCEMU_QF_ISA_RUN(Absmax<AmaxNan::propagate>, x, n) }
+  }
+}
+
+void segment_absmax(const float* x, size_t n, size_t seg, uint32_t* acc, AmaxNan policy) {
+  switch (policy) {
+    case AmaxNan::ignore: segment_absmax_p<AmaxNan::ignore>(x, n, seg, acc); return;
+    case AmaxNan::ignore_nonfinite: segment_absmax_p<AmaxNan::ignore_nonfinite>(x, n, seg, acc); return;
+    default: segment_absmax_p<AmaxNan::propagate>(x, n, seg, acc); return;
+  }
+}
+
+void scale_cast(const float* x, const float* mul, size_t n, uint8_t* out, const CastSpec& s) {
+  switch (s.elem) {
+    case Fmt::e4m3: scale_cast_f<Fmt::e4m3>(x, mul, n, out, s); return;
+    case Fmt::e5m2: scale_cast_f<Fmt::e5m2>(x, mul, n, out, s); return;
+    case Fmt::e3m2: scale_cast_f<Fmt::e3m2>(x, mul, n, out, s); return;
+    case Fmt::e2m3: scale_cast_f<Fmt::e2m3>(x, mul, n, out, s); return;
+    default: scale_cast_f<Fmt::e2m1>(x, mul, n, out, s); return;  // callers pass one of these five
+  }
+}
+
+bool gather(const uint8_t* codes, const uint32_t* off, size_t n, const float* table, uint32_t ncodes, float* out) {
+  TCEMU_QF_ISA_RUN(Gather, codes, off, n, table, ncodes, out)
+}
+
+void gather_mul(const uint8_t* codes, size_t n, const float* vtab, float s, float* out) {
+  TCEMU_QF_ISA_RUN(GatherMul, codes, n, vtab, s, out)
+}
+
+void rht16_groups(const float* x, float* y, size_t groups, uint16_t sign_mask, bool bf16, uint8_t* bad) {
+  TCEMU_QF_ISA_RUN(Rht16, x, y, groups, sign_mask, bf16, bad)
+}
+
+}  // namespace tcemu::quant::detail

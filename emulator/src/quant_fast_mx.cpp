@@ -1,0 +1,93 @@
+// The fast MX quantizer and tensor amax (quant_fast.hpp): the scale rules of quant_mx.cpp per
+// block, the elements vectorised.
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <vector>
+
+#include "quant_fast.hpp"
+#include "quant_fast_blocks.hpp"
+#include "quant_tiles.hpp"
+
+namespace tcemu::quant::detail {
+
+namespace {
+std::atomic<bool> g_fast{true};
+}
+
+void set_fast_quant(bool on) { g_fast.store(on, std::memory_order_relaxed); }
+bool fast_quant_enabled() { return g_fast.load(std::memory_order_relaxed); }
+
+uint8_t e8m0_round_up_bits(float d, bool satfinite) {
+  // UE8M0 holds 2^(c - 127) for c in 0..254, 0xFF is NaN. Rounding up: the power of two at or
+  // above d; d at or below 2^-127 (0 included) gives 0; above 2^127: satfinite 0xFE, else 0xFF.
+  const uint32_t b = f32_bits(d);
+  if ((b & 0x7FFFFFFFu) > 0x7F800000u) return 0xFF;  // NaN
+  const uint32_t field = b >> 23, man = b & 0x7FFFFF;
+  uint32_t c;
+  if (field == 0) c = man > 0x400000u ? 1 : 0;  // subnormal: 2^-127 is man 0x400000
+  else c = field + (man != 0 ? 1 : 0);          // Inf: 256
+  if (c > 254) return satfinite ? 0xFE : 0xFF;
+  return static_cast<uint8_t>(c);
+}
+
+float amax_fast(std::span<const float> values, AmaxNan policy, const Exec& exec) {
+  // mx_amax's pieces (quant_mx.cpp), each piece's masked |x| bits: max of the pieces.
+  const size_t pieces = (values.size() + kTileElems - 1) / kTileElems;
+  std::vector<uint32_t> part(pieces, 0u);
+  parallel_for(pieces, exec, [&](size_t p) {
+    const size_t b = p * kTileElems, e = std::min(values.size(), b + kTileElems);
+    part[p] = absmax_bits(values.data() + b, e - b, policy);
+  });
+  uint32_t a = 0;
+  for (uint32_t v : part) a = std::max(a, v);
+  if (a > 0x7F800000u) return std::numeric_limits<float>::quiet_NaN();  // propagate only
+  return f32_from_bits(a);
+}
+
+bool mx_fast_applies(const MxOptions& o) {
+  if (!fast_quant_enabled()) return false;
+  if (o.elem != Fmt::e4m3 && o.elem != Fmt::e5m2 && o.elem != Fmt::e3m2 && o.elem != Fmt::e2m3 && o.elem != Fmt::e2m1)
+    return false;
+  if (o.round != Round::rn || o.floor_path != TorchaoFloorPath::to_mx) return false;
+  switch (o.scale) {
+    case MxScaleMode::rceil_sat: return o.variant == MxVariant::current || o.variant == MxVariant::te_2_12;
+    case MxScaleMode::rceil:
+    case MxScaleMode::floor:
+    case MxScaleMode::ceil:
+    case MxScaleMode::even: return o.variant == MxVariant::current;
+    default: return false;
+  }
+}
+
+void mx_quantize_fast(std::span<const float> x, const MxOptions& o, const Exec& exec, MxTensor& q) {
+  // As mx_quantize: the NaN policy and the cast by default from the scale mode.
+  const AmaxNan policy = o.amax_nan ? *o.amax_nan : (o.scale == MxScaleMode::rceil_sat ? AmaxNan::ignore : AmaxNan::propagate);
+  const ElemCast cast = o.cast ? *o.cast : (o.scale == MxScaleMode::rceil_sat ? ElemCast::ptx : ElemCast::torch);
+  CastSpec spec;
+  spec.elem = o.elem;
+  spec.clamp = cast == ElemCast::torch;
+  spec.max = mx_max_norm(o.elem);
+  // Every scaled NaN is the GPU's 0x7FFFFFFF in these modes (mx_element_code), so it has one code.
+  spec.nan_code = mx_element_code(std::numeric_limits<float>::quiet_NaN(), 127, o);
+  // mx_element_code's multiplier of each scale code.
+  float mul[256];
+  for (int s = 0; s < 256; ++s)
+    mul[s] = o.scale == MxScaleMode::rceil_sat ? te_exp2f_rcp(static_cast<uint8_t>(s), o.variant)
+                                               : torchao_e8m0_reciprocal(static_cast<uint8_t>(s));
+  const bool rceil = o.scale == MxScaleMode::rceil_sat || o.scale == MxScaleMode::rceil;
+  const bool sat = o.scale == MxScaleMode::rceil_sat;
+  // mx_scale_code's rceil rules: amax * (float)(1 / max_norm), rounded up to a power of two.
+  const float rcp = static_cast<float>(1.0 / static_cast<double>(spec.max));
+  q.scales.resize(q.grid.scale_count());
+  q.codes = big_vector<uint8_t>(x.size());
+  uint8_t* scales = q.scales.data();
+  quantize_blocks(x.data(), q.grid, policy, spec, q.codes.data(), exec, per_block(policy, [&](size_t b, float amax) {
+    const uint8_t s = rceil ? e8m0_round_up_bits(amax * rcp, sat) : mx_scale_code(amax, o);
+    scales[b] = s;
+    return mul[s];
+  }));
+
+}
+
+}  // namespace tcemu::quant::detail

@@ -1,0 +1,74 @@
+// The fast NVFP4 quantizer and RHT (quant_fast.hpp): TE's scale rules of quant_nvfp4.cpp, the
+// block scales (nvfp4_block_scales) and the elements vectorised.
+#include <algorithm>
+#include <vector>
+
+#include "quant_fast.hpp"
+#include "quant_fast_blocks.hpp"
+#include "quant_tiles.hpp"
+
+namespace tcemu::quant::detail {
+
+bool nvfp4_fast_applies(const Nvfp4Options& o) {
+  if (!fast_quant_enabled()) return false;
+  // The covered fields copied onto the defaults: any other field set (an option added later
+  // included) makes the two differ and runs the scalar rules.
+  Nvfp4Options covered;
+  covered.order = o.order;
+  covered.tile2d = o.tile2d;
+  covered.fast_math = o.fast_math;
+  covered.input = o.input;
+  covered.global_amax = o.global_amax;
+  covered.rht = o.rht;
+  covered.rht_signs = o.rht_signs;
+  covered.rht_out = o.rht_out;
+  if (!(covered == o)) return false;
+  return nvfp4_te_order(o.order) && !nvfp4_te_fast_math_applies(o);
+}
+
+void nvfp4_quantize_fast(std::span<const float> x, size_t rows, size_t cols, const Nvfp4Options& o, const Exec& exec,
+                         Nvfp4Tensor& q) {
+  q.grid = make_grid(rows, cols, o.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);
+  const float amax = o.global_amax ? *o.global_amax : amax_fast(x, AmaxNan::ignore, exec);
+  q.amax = amax;
+  q.global_scale = nvfp4_te_encode_scale(amax);
+  float mul[256];  // nvfp4_te_element_scale of every block scale code
+  for (int s = 0; s < 256; ++s) mul[s] = nvfp4_te_element_scale(static_cast<uint8_t>(s), q.global_scale, false);
+  CastSpec spec;  // cvt.rn.satfinite.e2m1x2.f32 of x * multiplier
+  spec.elem = Fmt::e2m1;
+  ConvertOptions sat;
+  sat.satfinite = true;
+  spec.nan_code = static_cast<uint8_t>(convert(Fmt::f32, Fmt::e2m1, 0x7FFFFFFFu, sat).code);
+  q.scales.resize(q.grid.scale_count());
+  q.codes = big_vector<uint8_t>(x.size());
+  uint8_t* scales = q.scales.data();
+  const float g = q.global_scale;
+  const bool div6 = o.order == Nvfp4Order::te_div6;
+  quantize_blocks(x.data(), q.grid, AmaxNan::ignore, spec, q.codes.data(), exec,
+                  [&](size_t b0, const uint32_t* acc, size_t nb, float* m) {
+                    nvfp4_block_scales(acc, nb, g, div6, mul, scales + b0, m);
+                  });
+}
+
+std::vector<float> rht16_fast(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask, RhtOut out,
+                              const Exec& exec) {
+  (void)rows;
+  (void)cols;  // groups of 16 never straddle rows (cols is a multiple of 16)
+  std::vector<float> y = big_vector<float>(x.size());
+  const size_t groups = x.size() / 16;
+  for_each_range(groups, exec, [&](size_t g0, size_t g1) {
+    thread_local std::vector<uint8_t> bad;
+    bad.resize(g1 - g0);
+    rht16_groups(x.data() + g0 * 16, y.data() + g0 * 16, g1 - g0, sign_mask, out == RhtOut::bf16, bad.data());
+    for (size_t k = 0; k < g1 - g0; ++k) {
+      if (!bad[k]) continue;
+      // A group whose exact sum does not fit a double (or with NaN / Inf): the scalar rule.
+      const size_t at = (g0 + k) * 16;
+      const std::vector<float> r = rht16_scalar(x.subspan(at, 16), 1, 16, sign_mask, out, Exec{1});
+      std::copy(r.begin(), r.end(), y.begin() + static_cast<std::ptrdiff_t>(at));
+    }
+  });
+  return y;
+}
+
+}  // namespace tcemu::quant::detail

@@ -214,7 +214,10 @@ def test_formats_table():
     assert f.max_value == "448"
     assert tcemu.formats["e5m2"].inf == 0x7C
     assert tcemu.formats["bf16"].dtype == np.uint16
-    assert len(tcemu.formats) == 16
+    assert len(tcemu.formats) == 17
+    u = tcemu.formats["ue5m3"]  # PTX ISA 9.4's scale format (docs/formats.md)
+    assert (u.width, u.exp_bits, u.man_bits, u.bias, u.max_finite, u.nan, u.inf) == (8, 5, 3, 15, 0xFE, 0xFF, None)
+    assert u.max_value == "114688"
 
 
 # ---- quantize, scalers ---------------------------------------------------------------

@@ -292,3 +292,15 @@ def test_mma_params_errors():
         tcemu.mma_params(a, b, params={"F": -5}, atype="e4m3", btype="e4m3")
     with pytest.raises(TypeError, match=r"^params: a dict"):
         tcemu.mma_params(a, b, params=None, atype="e4m3", btype="e4m3")
+
+
+def test_newer_targets_are_extrapolated_from_their_siblings():
+    # docs/datapath.md §9: sm_103a takes sm_100a's tcgen05 entries but kind::i8, marked
+    # extrapolated, with the sibling named; sm_103 gives it sm_100's mma.sync.
+    r = tcemu.instructions("sm_103a")
+    own = [x for x in r if x["arch"] == "sm_103a"]
+    assert len(own) == 166 and all(x["confidence"] == "extrapolated" and x["params_from"] == "sm_100a" for x in own)
+    assert not any("kind::i8" in x["ptx"] for x in r)
+    assert any(x["arch"] == "sm_103" and x["params_from"] == "sm_100" for x in r)
+    assert all(x["family_target"] for x in own)
+    assert any("kind::i8" in x["ptx"] and not x["family_target"] for x in tcemu.instructions("sm_110a"))

@@ -87,7 +87,9 @@ InstrLookup find_instruction(std::string_view arch, std::string_view ptx, std::o
   for (const InstrEntry& e : catalog()) {
     bool esat = false;
     if (split_tokens(e.ptx, esat) != want || esat != sat) continue;
-    if (e.arch != exact && e.arch != base) {
+    // An `f` target: its base arch, and the family entries of its `a` target.
+    const bool family_hit = !exact.empty() && exact.back() == 'f' && e.family_target && e.arch == base + "a";
+    if (e.arch != exact && e.arch != base && !family_hit) {
       other_archs.insert(e.arch);
       continue;
     }

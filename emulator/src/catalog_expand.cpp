@@ -44,6 +44,8 @@ InstrEntry expand_one(const CatalogRow& r, TypePair t, const RowOut& o, Shape s)
   }
   e.ptx = std::move(ptx);
   e.types_in_descriptor = r.types_in_descriptor;
+  e.family_target = r.family_target;
+  e.params_from = r.params_from;
   e.evidence = o.evidence;
   e.confidence = o.confidence;
   e.note = o.note;

@@ -57,6 +57,10 @@ struct CatalogRow {
   // wgmma: a run of consecutive n_outer rows is expanded N by N (every row's entries of one N,
   // then the next N), the order of the PTX tables.
   bool n_outer = false;
+  // PTX also gives the instruction to the arch's family target (sm_100a -> sm_100f).
+  bool family_target = false;
+  // The architecture whose row this one copies the datapath of (a newer target), or empty.
+  std::string params_from = {};
 };
 
 // The table, in catalog order (catalog_table.cpp).

@@ -394,10 +394,69 @@ std::vector<CatalogRow> sm120_rows() {
 
 // clang-format on
 
+// ---- Family targets and the newer targets (issue 28) --------------------------------------
+//
+// Family targets ([PTX] "family-specific features", PTX ISA 8.8+): every tcgen05.mma kind but
+// kind::i8 is on sm_100f and sm_110f (and the targets after them in their families), kind::i8
+// only on sm_100a and sm_110a (LLVM NVPTX NVPTXSubtarget.h: hasTcgen05InstSupport SM100f/SM110f,
+// hasTcgen05MMAI8Kind SM100a/SM110a); mma.sync .kind/.block_scale is on sm_120f or higher
+// in its family ([PTX] 9.7.15.5.14; LLVM hasMMABlockScale SM120f).
+bool gives_family_target(const CatalogRow& r) {
+  if (r.family.rfind("tcgen05", 0) == 0) return r.family != "tcgen05 kind::i8";
+  return r.arch == "sm_120a";
+}
+
+// A row of `from` given to the newer target `to`: the same spellings, types and datapath
+// parameters. Its evidence names the source of the instruction on `to` and the sibling's own
+// evidence; it is `extrapolated`, and its note says that nothing was measured on `gpu`.
+CatalogRow sibling_row(const CatalogRow& r, const std::string& to, const std::string& gpu, const std::string& why) {
+  CatalogRow c = r;
+  c.arch = to;
+  c.params_from = r.arch;
+  const std::string assumed = "not measured on " + gpu + ": datapath assumed equal to " + r.arch + "'s";
+  for (RowOut& o : c.outs) {
+    o.evidence = why + "; parameters of the " + r.arch + " entry (" + std::string(to_string(o.confidence)) + ": " +
+                 o.evidence + ")";
+    o.note = o.note.empty() ? assumed : assumed + "; " + o.note;
+    o.confidence = X;
+  }
+  if (c.fp6) c.fp6->note = assumed + "; " + c.fp6->note;  // its confidence is extrapolated already
+  return c;
+}
+
+// The newer targets take their sibling's rows: sm_103 (B300/GB300, Blackwell Ultra) and sm_110
+// (Jetson Thor; sm_101 before PTX 9.0) those of sm_100, sm_121 (GB10, DGX Spark) those of
+// sm_120. The PTX ISA gives each the same MMA instructions as its sibling ([PTX] target notes:
+// mma.sync/wmma from sm_80/sm_89 on; tcgen05.mma on sm_100a, sm_103a, sm_110a; mma.sync .kind
+// on sm_120a, sm_121a), except tcgen05 kind::i8, which sm_103a does not have.
+std::vector<CatalogRow> newer_target_rows(const std::vector<CatalogRow>& rows) {
+  struct Sibling {
+    std::string from, to, gpu, why;
+  };
+  const std::string kPtxMma = "[PTX]: mma.sync and wmma exist on every target from sm_80 (FP8 from sm_89)";
+  const std::vector<Sibling> sibs = {
+      {"sm_100", "sm_103", "B300/GB300 (sm_103)", kPtxMma},
+      {"sm_100a", "sm_103a", "B300/GB300 (sm_103a)",
+       "[PTX] [LLVM]: tcgen05.mma on sm_103a and the sm_100f family; no kind::i8 on sm_103a"},
+      {"sm_100", "sm_110", "Jetson Thor (sm_110)", kPtxMma},
+      {"sm_100a", "sm_110a", "Jetson Thor (sm_110a)", "[PTX] [LLVM]: tcgen05.mma on sm_110a (sm_101a before PTX 9.0)"},
+      {"sm_120", "sm_121", "GB10 (sm_121)", kPtxMma},
+      {"sm_120a", "sm_121a", "GB10 (sm_121a)", "[PTX] [LLVM]: mma.sync .kind/.block_scale on sm_121a and the sm_120f family"},
+  };
+  std::vector<CatalogRow> out;
+  for (const Sibling& s : sibs)
+    for (const CatalogRow& r : rows)
+      if (r.arch == s.from && !(s.to == "sm_103a" && r.family == "tcgen05 kind::i8"))
+        out.push_back(sibling_row(r, s.to, s.gpu, s.why));
+  return out;
+}
+
 std::vector<CatalogRow> make_rows() {
   std::vector<CatalogRow> rows;
   for (auto section : {float_rows, integer_rows, fp8_rows, wgmma_rows, tcgen05_rows, sm120_rows})
     for (CatalogRow& r : section()) rows.push_back(std::move(r));
+  for (CatalogRow& r : rows) r.family_target = gives_family_target(r);
+  for (CatalogRow& r : newer_target_rows(rows)) rows.push_back(std::move(r));
   return rows;
 }
 

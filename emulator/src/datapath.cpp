@@ -88,7 +88,7 @@ std::string validate(const DatapathParams& p, Fmt a, Fmt b, std::optional<Fmt> s
     return "";
   }
   for (Fmt f : {a, b}) {
-    if (info(f).is_int || f == Fmt::f64 || f == Fmt::ue8m0 || f == Fmt::ue4m3)
+    if (info(f).is_int || f == Fmt::f64 || f == Fmt::ue8m0 || f == Fmt::ue4m3 || f == Fmt::ue5m3)
       return "operand format " + std::string(info(f).name) + " is not a tensor-core float operand";
   }
   if (p.F < 1 || p.F > 48) return "F must be in 1..48";
@@ -102,7 +102,8 @@ std::string validate(const DatapathParams& p, Fmt a, Fmt b, std::optional<Fmt> s
       if (f != Fmt::f16 && f != Fmt::e4m3 && f != Fmt::e5m2 && f != Fmt::e3m2 && f != Fmt::e2m3 && f != Fmt::e2m1)
         return "operand format " + std::string(info(f).name) + " is not exactly representable in f16";
   if (p.kind == DatapathKind::st_fdpa || p.kind == DatapathKind::gst_fdpa) {
-    if (scale && *scale != Fmt::ue8m0 && *scale != Fmt::ue4m3) return "scale format must be ue8m0 or ue4m3";
+    if (scale && *scale != Fmt::ue8m0 && *scale != Fmt::ue4m3 && *scale != Fmt::ue5m3)
+      return "scale format must be ue8m0, ue4m3 or ue5m3";
   }
   if (p.kind == DatapathKind::gst_fdpa) {
     if (p.group < 1 || p.L % p.group != 0) return "group must divide L";

@@ -17,9 +17,11 @@ constexpr size_t kMinDots = 256;
 // What two entries must share to compute every D element alike: the architecture, the
 // operand, accumulator and scale types, the instruction's K and the datapath parameters.
 // wgmma's N, wmma's tile shape and tcgen05's cta pair only change how many elements one
-// instruction computes, so they are not part of it.
+// instruction computes, so they are not part of it. An entry whose parameters are copied from
+// a sibling architecture's (params_from: sm_103a from sm_100a, ...) computes every element as
+// that sibling does, so it shares the sibling's cases.
 std::string datapath_key(const InstrEntry& e) {
-  std::string k = e.arch;
+  std::string k = e.params_from.empty() ? e.arch : e.params_from;
   for (std::string_view part : {info(e.atype).name, info(e.btype).name, to_string(e.dtype)}) k.append("|").append(part);
   k.append("|K").append(std::to_string(e.K)).append("|").append(describe(e.params));
   if (e.scale_type) k.append("|").append(info(*e.scale_type).name).append("/").append(std::to_string(e.scale_block));

@@ -185,7 +185,21 @@ uint64_t draw(const Kind& k, Dist d, double scale, Rng& r) {
   return draw_float(k.fmt, d, scale, r);
 }
 
+// ue5m3 (PTX ISA 9.4) scales: 1 is 0x78; random 2^-7 .. 2^6 (exponent fields 8 .. 21); it has
+// a zero (0x00) and the NaN 0xff.
+uint64_t ue5m3_scale_code(ScaleDist d, Rng& r) {
+  switch (d) {
+    case ScaleDist::unit: case ScaleDist::zero_blocks: return 0x78;
+    case ScaleDist::random: return 0x40 + r.below(0xB0 - 0x40);
+    case ScaleDist::min: return 0x01;
+    case ScaleDist::max: return 0xFE;
+    case ScaleDist::nan: return r.chance(25) ? 0xFF : ue5m3_scale_code(ScaleDist::random, r);
+    default: return 0x78;
+  }
+}
+
 uint64_t scale_code(Fmt s, ScaleDist d, Rng& r) {
+  if (s == Fmt::ue5m3 && d != ScaleDist::mixed) return ue5m3_scale_code(d, r);
   const bool e8 = s == Fmt::ue8m0;
   switch (d) {
     case ScaleDist::unit: case ScaleDist::zero_blocks: return e8 ? 0x7F : 0x38;
@@ -338,7 +352,7 @@ void draw_scales(const MmaGenRequest& q, const InstrEntry& e, size_t M, size_t N
         }
         s[i * nb + b] = scale_code(*e.scale_type, d, r);
         if (d == ScaleDist::zero_blocks && r.chance(50)) {
-          if (*e.scale_type == Fmt::ue4m3 && r.chance(50)) s[i * nb + b] = 0x00;  // a zero scale
+          if (*e.scale_type != Fmt::ue8m0 && r.chance(50)) s[i * nb + b] = 0x00;  // a zero scale (ue4m3, ue5m3)
           for (size_t k = b * blk; k < (b + 1) * blk; ++k) {
             if (is_a) A[i * K + k] = *zero_code(e.atype, false);
             else B[k * N + i] = *zero_code(e.btype, false);

@@ -136,6 +136,8 @@ py::dict entry_dict(const InstrEntry& e) {
   d["evidence"] = e.evidence;
   d["confidence"] = std::string(to_string(e.confidence));
   d["note"] = e.note;
+  d["family_target"] = e.family_target;  // PTX also gives it to the arch's `f` target
+  d["params_from"] = e.params_from.empty() ? py::object(py::none()) : py::object(py::str(e.params_from));
   return d;
 }
 

@@ -54,7 +54,7 @@ def format_name(fmt, name="fmt"):
         raise TypeError(f"{name}: a format name (str) is required, got {type(fmt).__name__}")
     canon = _tcemu.canonical_format_name(fmt)
     if canon is None:
-        names = ", ".join(_tcemu.format_table()[i]["name"] for i in range(16))
+        names = ", ".join(f["name"] for f in _tcemu.format_table())
         raise ValueError(f"{name}: unknown format '{fmt}' (one of {names})")
     return canon
 

@@ -214,7 +214,10 @@ def test_formats_table():
     assert f.max_value == "448"
     assert tcemu.formats["e5m2"].inf == 0x7C
     assert tcemu.formats["bf16"].dtype == np.uint16
-    assert len(tcemu.formats) == 16
+    assert len(tcemu.formats) == 17
+    u = tcemu.formats["ue5m3"]  # PTX ISA 9.4's scale format (docs/formats.md)
+    assert (u.width, u.exp_bits, u.man_bits, u.bias, u.max_finite, u.nan, u.inf) == (8, 5, 3, 15, 0xFE, 0xFF, None)
+    assert u.max_value == "114688"
 
 
 # ---- quantize, scalers ---------------------------------------------------------------
@@ -289,3 +292,15 @@ def test_mma_params_errors():
         tcemu.mma_params(a, b, params={"F": -5}, atype="e4m3", btype="e4m3")
     with pytest.raises(TypeError, match=r"^params: a dict"):
         tcemu.mma_params(a, b, params=None, atype="e4m3", btype="e4m3")
+
+
+def test_newer_targets_are_extrapolated_from_their_siblings():
+    # docs/datapath.md §9: sm_103a takes sm_100a's tcgen05 entries but kind::i8, marked
+    # extrapolated, with the sibling named; sm_103 gives it sm_100's mma.sync.
+    r = tcemu.instructions("sm_103a")
+    own = [x for x in r if x["arch"] == "sm_103a"]
+    assert len(own) == 166 and all(x["confidence"] == "extrapolated" and x["params_from"] == "sm_100a" for x in own)
+    assert not any("kind::i8" in x["ptx"] for x in r)
+    assert any(x["arch"] == "sm_103" and x["params_from"] == "sm_100" for x in r)
+    assert all(x["family_target"] for x in own)
+    assert any("kind::i8" in x["ptx"] and not x["family_target"] for x in tcemu.instructions("sm_110a"))

@@ -39,6 +39,9 @@ constexpr std::array<FormatParams, kNumFormats> kParams = {{
     {Fmt::u8, "u8", 8, true, false, 0, 0, 0, 0, NanCodes::none, false, kNoNan, 0, 255},
     {Fmt::s4, "s4", 4, true, true, 0, 0, 0, 0, NanCodes::none, false, kNoNan, -8, 7},
     {Fmt::u4, "u4", 4, true, false, 0, 0, 0, 0, NanCodes::none, false, kNoNan, 0, 15},
+    // ue5m3 (PTX ISA 9.4): unsigned, 5 exponent and 3 fraction bits, bias 15, subnormals,
+    // no Inf, 0xff (all ones) the only NaN.
+    {Fmt::ue5m3, "ue5m3", 8, false, false, 5, 3, 15, 0, NanCodes::fn, true, 0xff, 0, 0},
 }};
 
 constexpr bool table_in_enum_order() {

@@ -27,7 +27,7 @@ using tcemu::Round;
 inline const std::vector<Fmt>& small_formats() {
   static const std::vector<Fmt> v = {Fmt::f16,  Fmt::bf16, Fmt::e4m3, Fmt::e5m2,  Fmt::e3m2,
                                      Fmt::e2m3, Fmt::e2m1, Fmt::ue8m0, Fmt::ue4m3, Fmt::s8,
-                                     Fmt::u8,   Fmt::s4,   Fmt::u4};
+                                     Fmt::u8,   Fmt::s4,   Fmt::u4,   Fmt::ue5m3};
   return v;
 }
 

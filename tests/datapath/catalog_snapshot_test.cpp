@@ -34,18 +34,18 @@ std::string params_fields(const DatapathParams& p) {
 // Every field of InstrEntry, tab-separated, one line.
 std::string entry_line(const InstrEntry& e) {
   const auto& [arch, ptx, family, M, N, K, atype, btype, dtype, params, scale_type, scale_block, scale_vec,
-               types_in_descriptor, evidence, confidence, note] = e;
+               types_in_descriptor, evidence, confidence, note, family_target, params_from] = e;
   std::ostringstream s;
   s << arch << "\t" << ptx << "\t" << family << "\tm" << M << "n" << N << "k" << K << "\t" << fmt_name(atype) << "\t"
     << fmt_name(btype) << "\t" << to_string(dtype) << "\t" << params_fields(params) << "\t"
     << (scale_type ? fmt_name(*scale_type) : "-") << "/" << scale_block << "/" << scale_vec << "\t"
     << (types_in_descriptor ? "descriptor" : "spelling") << "\t" << to_string(confidence) << "\t" << evidence << "\t"
-    << note << "\n";
+    << note << "\t" << (family_target ? "family" : "-") << "\t" << (params_from.empty() ? "-" : params_from) << "\n";
   return s.str();
 }
 
 std::string dump() {
-  std::string out = "arch\tptx\tfamily\tshape\tatype\tbtype\tdtype\tparams\tscale/block/vec\ttypes\tconfidence\tevidence\tnote\n";
+  std::string out = "arch\tptx\tfamily\tshape\tatype\tbtype\tdtype\tparams\tscale/block/vec\ttypes\tconfidence\tevidence\tnote\tfamily target\tparams from\n";
   for (const InstrEntry& e : catalog()) out += entry_line(e);
   return out;
 }

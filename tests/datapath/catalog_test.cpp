@@ -2,6 +2,7 @@
 // spelling, and the datapath parameters of docs/datapath.md §3 for the entries it tabulates.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "tcemu/catalog.hpp"
@@ -153,7 +154,65 @@ TEST(Catalog, EveryEntryIsConsistentAndFindable) {
     EXPECT_EQ(l.entry, &e) << e.arch << " " << e.ptx << ": " << l.error;
     seen.insert(e.arch);
   }
-  EXPECT_EQ(seen, (std::set<std::string>{"sm_70", "sm_80", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120", "sm_120a"}));
+  EXPECT_EQ(seen, (std::set<std::string>{"sm_70", "sm_80", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_103", "sm_103a",
+                                         "sm_110", "sm_110a", "sm_120", "sm_120a", "sm_121", "sm_121a"}));
+}
+
+// The newer targets (issue 28): the PTX instructions of their sibling, with its parameters,
+// marked extrapolated; none claims a measurement.
+TEST(Catalog, NewerTargetsTakeTheirSiblingsInstructions) {
+  const std::map<std::string, std::string> sibling = {{"sm_103", "sm_100"}, {"sm_103a", "sm_100a"}, {"sm_110", "sm_100"},
+                                                      {"sm_110a", "sm_100a"}, {"sm_121", "sm_120"}, {"sm_121a", "sm_120a"}};
+  std::map<std::string, size_t> count;
+  for (const InstrEntry& e : catalog()) ++count[e.arch];
+  for (const auto& [to, from] : sibling) {
+    size_t n = 0;
+    for (const InstrEntry& e : catalog()) {
+      if (e.arch != to) continue;
+      ++n;
+      EXPECT_EQ(e.params_from, from) << to << " " << e.ptx;
+      EXPECT_EQ(e.confidence, Confidence::extrapolated) << to << " " << e.ptx;
+      EXPECT_NE(e.note.find("not measured on"), std::string::npos) << e.note;
+      // The evidence names the instruction's source and quotes the sibling's own evidence.
+      EXPECT_EQ(e.evidence.rfind("[PTX]", 0), 0u) << e.evidence;
+      EXPECT_NE(e.evidence.find("parameters of the " + from + " entry ("), std::string::npos) << e.evidence;
+      const InstrLookup s = find_instruction(from, e.ptx, e.atype, e.btype, e.dtype, e.scale_type);
+      ASSERT_NE(s.entry, nullptr) << from << " " << e.ptx << ": " << s.error;
+      EXPECT_EQ(s.entry->params, e.params) << e.ptx;
+      EXPECT_EQ(s.entry->family_target, e.family_target) << e.ptx;
+    }
+    // sm_103a has every sm_100a instruction but tcgen05 kind::i8 (16 entries: 4 type pairs x 2 cta groups).
+    EXPECT_EQ(n, count[from] - (to == "sm_103a" ? 8 : 0)) << to;
+  }
+  EXPECT_EQ(catalog().size(), 1654u);
+  // kind::i8: sm_100a and sm_110a only, not their family targets, not sm_103a.
+  const char* i8 = "tcgen05.mma.cta_group::1.kind::i8";
+  EXPECT_NE(find_instruction("sm_110a", i8, Fmt::s8, Fmt::s8).entry, nullptr);
+  for (const char* a : {"sm_103a", "sm_103f", "sm_100f", "sm_110f"}) {
+    const InstrLookup l = find_instruction(a, i8, Fmt::s8, Fmt::s8);
+    EXPECT_EQ(l.entry, nullptr) << a;
+    EXPECT_NE(l.error.find("sm_100a"), std::string::npos) << l.error;
+  }
+}
+
+// An `f` target finds its `a` target's family entries and its base arch's; an `a`-only
+// instruction it does not.
+TEST(Catalog, FamilyTargetsFindTheirFamilyEntries) {
+  const InstrEntry* f = find("sm_103f", "tcgen05.mma.cta_group::2.kind::mxf4nvf4.block_scale.scale_vec::4X", Fmt::e2m1,
+                             Fmt::e2m1, AccType::f32, Fmt::ue4m3);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->arch, "sm_103a");
+  EXPECT_EQ(find("sm_100f", "tcgen05.mma.cta_group::1.kind::tf32")->arch, "sm_100a");
+  EXPECT_EQ(find("sm_110f", "tcgen05.mma.cta_group::1.kind::tf32")->arch, "sm_110a");
+  EXPECT_EQ(find("sm_121f", "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e4m3.f32")->arch, "sm_121a");
+  EXPECT_EQ(find("sm_120f", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32")->arch, "sm_120");
+  EXPECT_EQ(find("sm_121a", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32")->arch, "sm_121");
+  // wgmma is sm_90a only: no family target has it.
+  EXPECT_EQ(find_instruction("sm_90f", "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16").entry, nullptr);
+  for (const InstrEntry& e : catalog())
+    EXPECT_EQ(e.family_target, (e.family.rfind("tcgen05", 0) == 0 && e.family != "tcgen05 kind::i8") ||
+                                   e.family.rfind("mma.sync kind::", 0) == 0)
+        << e.arch << " " << e.ptx;
 }
 
 TEST(Catalog, LookupErrorsSayWhy) {

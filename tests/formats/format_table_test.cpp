@@ -45,6 +45,8 @@ const Row kRows[] = {
     {Fmt::e2m1, 0x7, 6, 0, 0x2, 0, 1, -1, std::nullopt, std::nullopt},
     {Fmt::ue8m0, 0xFE, 1, 127, 0x00, -127, std::nullopt, 0, std::nullopt, 0xFF},
     {Fmt::ue4m3, 0x7E, 448, 0, 0x08, -6, 1, -9, std::nullopt, 0x7F},
+    // ue5m3 (PTX ISA 9.4, docs/formats.md): 0x01 = 2^-17, 0xFE = 114688 = 7 * 2^14, 0xFF NaN.
+    {Fmt::ue5m3, 0xFE, 7, 14, 0x08, -14, 1, -17, std::nullopt, 0xFF},
 };
 
 ref::Exact pow2(int e) { return ref::make_finite(false, 1, e); }
@@ -112,7 +114,7 @@ const ClassCount kCounts[] = {
     {Fmt::e5m2, 2, 6, 240, 2, 6},         {Fmt::e3m2, 2, 6, 56, 0, 0},        {Fmt::e2m3, 2, 14, 48, 0, 0},
     {Fmt::e2m1, 2, 2, 12, 0, 0},          {Fmt::ue8m0, 0, 0, 255, 0, 1},      {Fmt::ue4m3, 1, 7, 119, 0, 1},
     {Fmt::s8, 1, 0, 255, 0, 0},           {Fmt::u8, 1, 0, 255, 0, 0},         {Fmt::s4, 1, 0, 15, 0, 0},
-    {Fmt::u4, 1, 0, 15, 0, 0},
+    {Fmt::u4, 1, 0, 15, 0, 0},            {Fmt::ue5m3, 1, 7, 247, 0, 1},
 };
 
 TEST(FormatDecode, EveryCodeAgreesWithReference) {

@@ -94,7 +94,7 @@ int run_convert(const ConvertArgs& a) {
 void add_convert_command(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("convert", "Convert codes (one hex code per line on stdin) between formats");
   auto a = std::make_shared<ConvertArgs>();
-  cmd->add_option("--from", a->from, "source format (f64 f32 tf32 f16 bf16 e4m3 e5m2 e3m2 e2m3 e2m1 ue8m0 ue4m3 s8 u8 s4 u4)");
+  cmd->add_option("--from", a->from, "source format (f64 f32 tf32 f16 bf16 e4m3 e5m2 e3m2 e2m3 e2m1 ue8m0 ue4m3 s8 u8 s4 u4 ue5m3)");
   cmd->add_option("--to", a->to, "destination format");
   cmd->add_option("--round", a->round, "rn (default), rna, rz, rd, ru, rs (stochastic: 'CODE RBITS' per line)");
   cmd->add_flag("--satfinite", a->satfinite, "overflow and Inf give +-MAX_NORM");

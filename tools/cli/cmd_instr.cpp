@@ -76,7 +76,10 @@ int run_markdown(const std::vector<const InstrEntry*>& entries) {
         for (size_t i = 0; i < r.ns.size(); ++i) sp += (i ? ", " : " ") + std::to_string(r.ns[i]);
       }
       if (r.e->types_in_descriptor) sp += " (types: --atype --btype --dtype" + std::string(r.e->scale_type ? " --stype" : "") + ")";
-      std::cout << "| " << r.e->arch << " | " << cell(sp) << " | " << cell(types_of(*r.e)) << " | " << cell(describe(r.e->params))
+      // A family target (PTX sm_100f, ...) that has the instruction too: "sm_100a, sm_100f".
+      std::string arch = r.e->arch;
+      if (r.e->family_target) arch += ", " + arch.substr(0, arch.size() - 1) + "f";
+      std::cout << "| " << arch << " | " << cell(sp) << " | " << cell(types_of(*r.e)) << " | " << cell(describe(r.e->params))
                 << " | " << to_string(r.e->confidence) << " | " << cell(r.e->evidence) << " | " << cell(r.e->note) << " |\n";
     }
   }

@@ -1,4 +1,4 @@
-// The instruction catalog: every tensor-core MMA instruction of sm_70 .. sm_120a that PTX
+// The instruction catalog: every tensor-core MMA instruction of sm_70 .. sm_121a that PTX
 // defines for the modelled types, named by its PTX spelling and the target architecture,
 // with its shape, operand and accumulator types, the datapath parameters (datapath.hpp), the
 // evidence for them and how confident that evidence is. Parameters: docs/datapath.md §3;
@@ -43,6 +43,12 @@ struct InstrEntry {
   std::string evidence;           // sources ([MS] [KM] ... of docs/sources.md, hw-vectors sets)
   Confidence confidence = Confidence::published;
   std::string note;               // open question or extrapolation, when any
+  // PTX also gives the instruction to the family target of `arch` (sm_100a's tcgen05 kinds on
+  // sm_100f, ...): find_instruction("sm_103f", ...) finds the sm_103a entries that have it.
+  bool family_target = false;
+  // Empty, or the architecture whose entry of the same instruction this entry's datapath
+  // parameters are copied from (a newer target PTX gives the instruction, not measured on it).
+  std::string params_from = {};
 };
 
 // The whole catalog, built once (thread-safe static).
@@ -55,7 +61,8 @@ struct InstrLookup {
 
 // Finds the entry for a PTX spelling on an architecture. Layout tokens (.row/.col) may be in
 // any combination PTX allows; `.satfinite` may appear anywhere. An arch with an `a`/`f`
-// suffix also finds the entries of its base arch (sm_90a runs sm_90's mma.sync). The optional
+// suffix also finds the entries of its base arch (sm_90a runs sm_90's mma.sync); an `f` (family)
+// target also finds the entries of its `a` target that have family_target. The optional
 // types select among entries whose spelling leaves them out (tcgen05), and must agree with
 // the spelling otherwise.
 InstrLookup find_instruction(std::string_view arch, std::string_view ptx, std::optional<Fmt> atype = std::nullopt,

@@ -17,17 +17,18 @@
 namespace tcemu {
 
 // s32 is the int32 accumulator of integer MMA (C and D); it is not a conversion format: the
-// conversion formats are the first kNumFormats, and s32 comes after them.
+// conversion formats are the first kNumFormats, and s32 comes after them. ue5m3 (PTX ISA 9.4's
+// scale format) came last, after u4, so that the ids of the earlier formats did not change.
 enum class Fmt : uint8_t {
-  f64, f32, tf32, f16, bf16, e4m3, e5m2, e3m2, e2m3, e2m1, ue8m0, ue4m3, s8, u8, s4, u4, s32,
+  f64, f32, tf32, f16, bf16, e4m3, e5m2, e3m2, e2m3, e2m1, ue8m0, ue4m3, s8, u8, s4, u4, ue5m3, s32,
 };
-inline constexpr int kNumFormats = 16;     // the conversion formats: every Fmt before s32
-inline constexpr int kNumAllFormats = 17;  // every Fmt, s32 included
+inline constexpr int kNumFormats = 17;     // the conversion formats: every Fmt before s32
+inline constexpr int kNumAllFormats = 18;  // every Fmt, s32 included
 
 // How a float format encodes values that are not finite numbers.
 enum class Specials : uint8_t {
   ieee,          // all-ones exponent: Inf (mantissa 0) or NaN (mantissa != 0)
-  nan_all_ones,  // no Inf; only exponent and mantissa all ones is NaN (OCP e4m3 "fn", ue4m3)
+  nan_all_ones,  // no Inf; only exponent and mantissa all ones is NaN (OCP e4m3 "fn", ue4m3, ue5m3)
   nan_max_code,  // no Inf; the all-ones code is NaN, every other code is finite (ue8m0)
   none,          // every code is a finite number (e3m2, e2m3, e2m1)
 };
@@ -90,6 +91,8 @@ inline constexpr std::array<FormatInfo, kNumAllFormats> kAllFormats = {{
     {Fmt::u8,    "u8",    8,  2,  true,  false, 0, 0,  0,    0, Specials::none,         true,  false},
     {Fmt::s4,    "s4",    4,  1,  true,  true, 0,  0,  0,    0, Specials::none,         true,  false},
     {Fmt::u4,    "u4",    4,  1,  true,  false, 0, 0,  0,    0, Specials::none,         true,  false},
+    // ue5m3: unsigned 5/3, bias 15, subnormals, 0xFF the only NaN, max 0xFE = 114688 (PTX 9.4).
+    {Fmt::ue5m3, "ue5m3", 8,  2,  false, false, 5, 3,  15,   0, Specials::nan_all_ones, true,  true},
     {Fmt::s32,   "s32",   32, 8,  true,  true, 0,  0,  0,    0, Specials::none,         true,  false},
 }};
 // The conversion formats (convert, cvt, parse_format, `tcemu info`, golden conversion cases):
@@ -184,7 +187,7 @@ struct Decoded8 {
 void decode_codes(Fmt f, const uint8_t* codes, Decoded8* out, size_t n);
 
 // Canonical NaN code of a format (f32 0x7FFFFFFF, f16/bf16 0x7FFF, e4m3/e5m2 0x7F, ue8m0
-// 0xFF, ue4m3 0x7F; PTX "canonical NaN"), or nullopt when it has none.
+// 0xFF, ue4m3 0x7F, ue5m3 0xFF; PTX "canonical NaN"), or nullopt when it has none.
 std::optional<uint64_t> canonical_nan(Fmt f);
 // +Inf code, or nullopt.
 std::optional<uint64_t> inf_code(Fmt f, bool negative = false);

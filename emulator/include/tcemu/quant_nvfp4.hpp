@@ -129,4 +129,45 @@ std::vector<float> rht16(std::span<const float> x, size_t rows, size_t cols, uin
 std::vector<float> rht16(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask, RhtOut out,
                          const Exec& exec);
 
+
+// ---- TransformerEngine's NVFP4 variants at d0067d0 (docs/quantization.md, "TE 4over6 and
+// row-scaled NVFP4") ---------------------------------------------------------------------------
+// 4over6 (TE #2972, `common/cast/nvfp4/quantize_4over6_nvfp4.cuh`, rowwise 1x16, the exact
+// error path, not err_use_fast_math): each block is quantized twice, with the scale mapping its
+// amax to 6 (map6: e4m3(fminf(block_amax / 6 * S_enc, 448))) and to 4 (map4: 1.5 times that),
+// elements cvt.rn.satfinite.e2m1(x * fminf(1 / (sfb * (1 / S_enc)), FLT_MAX)); each candidate's
+// error sums, in element order, (((q * sfb) * amax) / (6 * e4m3_max) - x)^2 (min_mse) or its
+// absolute value (min_mae) in f32; map4 is kept iff its error is smaller. S_enc =
+// fminf(e4m3_max * 6 / amax, FLT_MAX) (1 for amax 0 or a 0 quotient), e4m3_max 448 or 256.
+// Row-scaled NVFP4 (TE #2931, #3206, #3324): one tensor scale per row, from that row's amax
+// (TE's dispatch: rowwise only, not with 16x16 blocks); without 4over6 the blocks are TE's
+// (order te: nvfp4_te_block_scale, nvfp4_te_element_scale).
+enum class FourOverSix : uint8_t { off, min_mse, min_mae };
+std::optional<FourOverSix> parse_four_over_six(std::string_view s);  // off, mse, mae
+std::string_view to_string(FourOverSix f);
+
+struct Nvfp4TeVariant {
+  FourOverSix four_over_six = FourOverSix::off;
+  bool row_scaled = false;
+  int e4m3_max = 448;  // 256: only with 4over6 (TE: "Non-4over6 NVFP4 quantization requires E4M3 max 448")
+  std::optional<float> amax;  // the tensor amax (not row-scaled; default: computed)
+};
+
+struct Nvfp4TeVariantTensor {
+  size_t rows = 0, cols = 0;
+  std::vector<uint8_t> codes;        // E2M1 codes, row-major, one per byte
+  std::vector<uint8_t> scales;       // E4M3 block scales, rows x (cols / 16)
+  std::vector<uint8_t> picked_map4;  // 4over6: 1 where the block took the map-to-4 scale
+  std::vector<float> amax;           // per row (row-scaled) or one value
+  std::vector<float> s_enc;          // the encode scale of each amax
+};
+
+// Precondition: nvfp4_te_variant_error(...) is empty (cols a multiple of 16, e4m3_max 448 or
+// 256 and 256 only with 4over6, row_scaled without amax); std::invalid_argument otherwise.
+std::string nvfp4_te_variant_error(size_t n, size_t rows, size_t cols, const Nvfp4TeVariant& v);
+Nvfp4TeVariantTensor nvfp4_te_variant_quantize(std::span<const float> x, size_t rows, size_t cols,
+                                               const Nvfp4TeVariant& v);
+// elem * sfb * (1 / S_enc of its row), left to right in f32.
+std::vector<float> nvfp4_te_variant_dequantize(const Nvfp4TeVariantTensor& q);
+
 }  // namespace tcemu::quant

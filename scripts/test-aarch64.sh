@@ -15,9 +15,8 @@
 # differential sweeps (the same code the cases above run, millions of times: hours under qemu),
 # the thread-count tests (convert_threaded_run_test, *_threads_test, datapath_mma_parallel_test:
 # threads hang under qemu-user, see below; the code is the same as on x86, where they run), the
-# tests that run the
-# tcemu command line (tests/cli, the *_cli_test binaries, docs_commands: the CLI is not built
-# here), the Python package, the CUDA backend and the benchmarks.
+# tests that run the tcemu command line (tests/cli, the *_cli_test binaries, docs_commands: the
+# CLI is not built here), the Python package, the CUDA backend and the benchmarks.
 #   scripts/test-aarch64.sh [GTEST_FILTER]
 set -euo pipefail
 cd "$(dirname "$0")/.."

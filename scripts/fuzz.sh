@@ -19,7 +19,7 @@ while [ $# -gt 0 ]; do
     *) harnesses+=("$1"); shift ;;
   esac
 done
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_npy fuzz_golden fuzz_cli_lines fuzz_quant_input)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_npy fuzz_golden fuzz_cli_lines fuzz_quant_input fuzz_mma_operands fuzz_dlpack)
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found (apt-get install clang)" >&2; exit 2; }
 flags="-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=all"
 launcher=()
@@ -37,9 +37,18 @@ for h in "${harnesses[@]}"; do
   budget=(-max_total_time="$seconds")
   [ -n "$runs" ] && budget=(-runs="$runs")
   log="build/fuzz/logs/$h.log"
-  # Inputs up to 8 KiB; one allocation above 512 MiB or 2 GiB in all counts as a finding
-  # (a runaway allocation), as does an input that runs 10 s.
-  if ! build/fuzz/fuzz/"$h" "${budget[@]}" -max_len=8192 -malloc_limit_mb=512 -rss_limit_mb=2048 -timeout=10 \
+  # Inputs up to 8 KiB (.npy headers), 4 KiB (golden JSON: several cases), 1 KiB (command
+  # lines: a few dozen lines), 512 bytes (mma operands: up to five 8 x 8 matrices); larger
+  # inputs repeat what a smaller one reaches at a fraction of the speed. One allocation above
+  # 512 MiB or 2 GiB in all counts as a finding (a runaway allocation), as does an input that
+  # runs 10 s.
+  case "$h" in
+    fuzz_golden) max_len=4096 ;;
+    fuzz_cli_lines) max_len=1024 ;;
+    fuzz_mma_operands) max_len=512 ;;
+    *) max_len=8192 ;;
+  esac
+  if ! build/fuzz/fuzz/"$h" "${budget[@]}" -max_len="$max_len" -malloc_limit_mb=512 -rss_limit_mb=2048 -timeout=10 \
       -print_final_stats=1 -artifact_prefix=build/fuzz/findings/"$h"- "$work" >"$log" 2>&1; then
     found=1
     echo "$h: FOUND a problem (see $log and build/fuzz/findings/)"

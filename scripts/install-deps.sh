@@ -10,7 +10,14 @@ pkgs=(cmake g++ make libboost-dev libgtest-dev googletest librapidcheck-dev nloh
       # The Python package (python/) and its tests, for Debian's /usr/bin/python3.
       pybind11-dev python3-dev python3-numpy python3-pytest python3-hypothesis python3-setuptools
       # The virtual environment of requirements.txt (torch, torchao, ml_dtypes, gfloat, dask ...).
-      python3-venv ccache)
+      python3-venv ccache
+      # The aarch64 stage (scripts/test-aarch64.sh): Debian's cross compiler, qemu-user, and the
+      # libraries of the tests as multiarch :arm64 packages (the header-only nlohmann-json and
+      # CLI11 above serve both architectures).
+      g++-aarch64-linux-gnu qemu-user libgtest-dev:arm64 libgmock-dev:arm64 librapidcheck-dev:arm64
+      libboost-dev:arm64 zlib1g-dev:arm64
+      # The fuzz harnesses (scripts/fuzz.sh): clang with libFuzzer.
+      clang libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -24,6 +31,8 @@ else
     SUDO=sudo
   fi
   echo "install-deps: installing ${missing[*]}"
+  # :arm64 packages need the architecture known to dpkg (once) before apt-get update.
+  dpkg --print-foreign-architectures | grep -qx arm64 || $SUDO dpkg --add-architecture arm64
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi

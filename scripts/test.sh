@@ -2,7 +2,9 @@
 # Installs what is needed, builds everything and runs the whole test suite (CI runs this).
 # Tests labelled `long` are left out; run them with: ctest --preset release -L long
 # Then the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer (preset
-# debug-asan, host code only), and the demo. TCEMU_SKIP_ASAN=1 leaves the sanitizer stage out.
+# debug-asan, host code only), the aarch64 cross build under qemu-user (scripts/test-aarch64.sh),
+# a fuzz smoke (every libFuzzer harness of fuzz/ for 20 s on its ASan/UBSan build) and the demo.
+# TCEMU_SKIP_ASAN=1, TCEMU_SKIP_AARCH64=1 and TCEMU_SKIP_FUZZ=1 leave those stages out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -40,6 +42,16 @@ if [ "${TCEMU_SKIP_ASAN:-0}" != 1 ]; then
   cmake --preset debug-asan -DTCEMU_ENABLE_CUDA=OFF
   cmake --build --preset debug-asan -j"$(nproc)"
   ctest --preset debug-asan -LE 'long|browser' -E "$asan_skip" -j"$(nproc)"
+fi
+
+if [ "${TCEMU_SKIP_AARCH64:-0}" != 1 ]; then
+  scripts/test-aarch64.sh
+fi
+
+if [ "${TCEMU_SKIP_FUZZ:-0}" != 1 ]; then
+  # A parser regression that crashes, leaks or allocates without bound on any input the
+  # harness reaches in 20 s (the committed seeds first) does not land.
+  scripts/fuzz.sh --seconds 20
 fi
 
 scripts/demo.sh > /dev/null

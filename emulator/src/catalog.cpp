@@ -77,6 +77,30 @@ std::span<const InstrEntry> catalog() {
   return entries;
 }
 
+namespace {
+
+// The tokens of every catalog entry's spelling, split once: find_instruction runs for every
+// golden case and command, and splitting the whole catalog each time cost more than the rest.
+struct SpellingTokens {
+  std::vector<std::string> tokens;
+  bool satfinite = false;
+};
+
+const std::vector<SpellingTokens>& catalog_tokens() {
+  static const std::vector<SpellingTokens> all = [] {
+    std::vector<SpellingTokens> v;
+    for (const InstrEntry& e : catalog()) {
+      SpellingTokens t;
+      t.tokens = split_tokens(e.ptx, t.satfinite);
+      v.push_back(std::move(t));
+    }
+    return v;
+  }();
+  return all;
+}
+
+}  // namespace
+
 InstrLookup find_instruction(std::string_view arch, std::string_view ptx, std::optional<Fmt> atype,
                              std::optional<Fmt> btype, std::optional<AccType> dtype, std::optional<Fmt> stype) {
   bool sat = false;
@@ -84,9 +108,11 @@ InstrLookup find_instruction(std::string_view arch, std::string_view ptx, std::o
   const std::string exact(arch), base = base_arch(arch);
   std::vector<const InstrEntry*> hits;
   std::set<std::string> other_archs;
-  for (const InstrEntry& e : catalog()) {
-    bool esat = false;
-    if (split_tokens(e.ptx, esat) != want || esat != sat) continue;
+  const std::span<const InstrEntry> cat = catalog();
+  const std::vector<SpellingTokens>& toks = catalog_tokens();
+  for (size_t i = 0; i < cat.size(); ++i) {
+    const InstrEntry& e = cat[i];
+    if (toks[i].tokens != want || toks[i].satfinite != sat) continue;
     // An `f` target: its base arch, and the family entries of its `a` target.
     const bool family_hit = !exact.empty() && exact.back() == 'f' && e.family_target && e.arch == base + "a";
     if (e.arch != exact && e.arch != base && !family_hit) {

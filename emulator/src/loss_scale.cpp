@@ -11,6 +11,10 @@
 namespace tcemu {
 
 std::string grad_scaler_options_error(const GradScalerOptions& o) {
+  // torch.amp.GradScaler does not check init_scale, but its update keeps the scale finite and
+  // positive (it grows only to a finite value): a NaN, infinite or non-positive start is no
+  // state its scaler reaches, and would scale every loss to NaN or Inf.
+  if (!(o.init_scale > 0.0f) || !std::isfinite(o.init_scale)) return "initial scale must be a positive finite number";
   if (o.growth_interval <= 0) return "growth interval must be positive";
   if (!(o.growth_factor > 1.0)) return "growth factor must be greater than 1";
   if (!(o.backoff_factor < 1.0)) return "backoff factor must be less than 1";

@@ -223,6 +223,9 @@ float nvfp4_te_element_scale(uint8_t sfb, float s_enc, bool fast_math) {
 
 std::string nvfp4_quantize_error(size_t n, size_t rows, size_t cols, const Nvfp4Options& o, size_t rbits) {
   if (n != rows * cols) return "tensor size does not match its shape";
+  // NaN and Inf are amaxes a tensor can have (the implementations' NaN policies apply); a
+  // negative one no tensor has.
+  if (o.global_amax && *o.global_amax < 0.0f) return "global_amax is a magnitude: it cannot be negative";
   if (o.round != Round::rn && o.round != Round::rs) return "NVFP4 element rounding is rn or rs";
   if (o.te_test_reference && (o.order != Nvfp4Order::te || o.tile2d))
     return "TE's test reference (te_test_reference) is modelled for order te with 1x16 blocks";

@@ -49,6 +49,18 @@ def as_array(x, name):
     raise TypeError(f"{name}: expected a NumPy array, a torch CPU tensor, a list or a number, got {type(x).__name__}")
 
 
+def contiguous(arr, name, dtype=None):
+    """np.ascontiguousarray(arr, dtype) for argument `name`: a view too large to copy (a
+    broadcast or strided view of billions of elements) is a ValueError naming it, not NumPy's
+    MemoryError."""
+    try:
+        return np.ascontiguousarray(arr, dtype=dtype)
+    except MemoryError:
+        size = arr.size * np.dtype(dtype or arr.dtype).itemsize
+        raise ValueError(f"{name}: a non-contiguous view of shape {arr.shape} whose contiguous copy "
+                         f"({size / 2**30:.1f} GiB) cannot be allocated") from None
+
+
 def format_name(fmt, name="fmt"):
     if not isinstance(fmt, str):
         raise TypeError(f"{name}: a format name (str) is required, got {type(fmt).__name__}")
@@ -73,12 +85,12 @@ def to_container(arr, nbytes, name, type_name, implied=None):
         if fmt is None or (fmt != type_name and not (fmt == "f32" and type_name == "tf32")):
             raise TypeError(f"{name}: {dt} values given where {type_name} codes are expected; pass codes as "
                             f"unsigned integers (tcemu.encode converts values)")
-        return np.ascontiguousarray(arr).view(_UNSIGNED[dt.itemsize])
+        return contiguous(arr, name).view(_UNSIGNED[dt.itemsize])
     if dt.kind == "b" or dt.kind not in "ui":
         raise TypeError(f"{name}: dtype {dt} cannot hold {type_name} codes (use unsigned integers)")
     if dt.kind == "i":
         if dt.itemsize == nbytes:
-            return np.ascontiguousarray(arr).view(_UNSIGNED[nbytes])
+            return contiguous(arr, name).view(_UNSIGNED[nbytes])
         if arr.size and arr.min() < 0:
             idx = np.unravel_index(int(np.argmin(arr)), arr.shape) if arr.ndim else ()
             raise ValueError(f"{name}{[int(i) for i in idx] if idx else ''}: negative value {int(arr.min())} is not a "
@@ -89,7 +101,7 @@ def to_container(arr, nbytes, name, type_name, implied=None):
             idx = np.unravel_index(int(np.argmax(arr)), arr.shape) if arr.ndim else ()
             raise ValueError(f"{name}{[int(i) for i in idx] if idx else ''}: 0x{top:x} is not a {type_name} code "
                              f"(wider than the format)")
-    return np.ascontiguousarray(arr, dtype=_UNSIGNED[nbytes])
+    return contiguous(arr, name, _UNSIGNED[nbytes])
 
 
 def codes(x, fmt, name, tf32_low_bits=False):
@@ -117,7 +129,7 @@ def uint32_array(x, name, shape=None):
         raise TypeError(f"{name}: dtype {arr.dtype}; random bits are unsigned 32-bit integers")
     if arr.size and (int(arr.min()) < 0 or int(arr.max()) > 0xFFFFFFFF):
         raise ValueError(f"{name}: values must fit in 32 bits")
-    out = np.ascontiguousarray(arr, dtype=np.uint32)
+    out = contiguous(arr, name, np.uint32)
     if shape is not None and out.shape != tuple(shape):
         raise ValueError(f"{name}: shape {out.shape}; expected {tuple(shape)}")
     return out

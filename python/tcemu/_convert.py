@@ -4,7 +4,7 @@ same results as `tcemu convert` and `tcemu cvt` element for element."""
 import numpy as np
 
 from . import _tcemu
-from ._arrays import as_array, codes, format_name, scalar_result, threads_arg, uint32_array
+from ._arrays import as_array, codes, contiguous, format_name, scalar_result, threads_arg, uint32_array
 
 
 def _opts(round, satfinite, relu, ftz, convention):
@@ -98,7 +98,7 @@ def encode(values, fmt, *, round=None, satfinite=False, relu=False, ftz=False, c
     src = {np.dtype(np.float64): "f64", np.dtype(np.float32): "f32", np.dtype(np.float16): "f16"}.get(arr.dtype)
     if src is None:
         raise TypeError(f"values: dtype {arr.dtype}; encode takes float16, float32 or float64 values")
-    c = np.ascontiguousarray(arr).view({"f64": np.uint64, "f32": np.uint32, "f16": np.uint16}[src])
+    c = contiguous(arr, "values").view({"f64": np.uint64, "f32": np.uint32, "f16": np.uint16}[src])
     return _run(c, src, fmt, *opts, rbits, np.ndim(values) == 0 and not hasattr(values, "shape"))
 
 

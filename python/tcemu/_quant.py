@@ -7,7 +7,7 @@ import struct
 import numpy as np
 
 from . import _tcemu
-from ._arrays import as_array, threads_arg, uint32_array
+from ._arrays import as_array, contiguous, threads_arg, uint32_array
 
 Quantized = _tcemu.Quantized
 MegatronScaler = _tcemu.MegatronScaler
@@ -72,7 +72,7 @@ def quantize(x, recipe, *, rbits=None, seed=None, offset=0, threads=None, **opti
         raise ValueError("x: a scalar; quantize takes a tensor (1-D or more)")
     if v.size == 0:
         raise ValueError(f"x: shape {v.shape} has no elements")
-    v2 = np.ascontiguousarray(v.reshape(1, -1) if v.ndim == 1 else v.reshape(-1, v.shape[-1]))
+    v2 = contiguous(v.reshape(1, -1) if v.ndim == 1 else v.reshape(-1, v.shape[-1]), "x")
     rows, cols = v2.shape
     if rows == 0 or cols == 0:
         raise ValueError(f"x: shape {v.shape} has no elements")

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -101,6 +102,30 @@ TEST(ErrorConvention, LossScalerErrorsAreWhatTheyThrow) {
   std::vector<uint16_t> codes(4, 0x3C00);
   EXPECT_EQ(thrown([&] { (void)GradScaler{}.unscale_codes(codes, Fmt::f32); }), GradScaler::unscale_codes_error(Fmt::f32));
   EXPECT_EQ(GradScaler::unscale_codes_error(Fmt::bf16), "");
+}
+
+// Hostile scales (issue 32): a NaN, infinite, zero or negative starting scale is refused with
+// the message that names it; a negative NVFP4 global amax too (NaN and Inf stay: a tensor can
+// have them, and the implementations' NaN policies apply).
+TEST(ErrorConvention, NanAndNonPositiveScalesAreRefused) {
+  for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), 0.0f, -1.0f}) {
+    GradScalerOptions g;
+    g.init_scale = bad;
+    EXPECT_EQ(grad_scaler_options_error(g), "initial scale must be a positive finite number") << bad;
+    EXPECT_EQ(thrown([&] { GradScaler s(g); }), grad_scaler_options_error(g)) << bad;
+  }
+  GradScalerOptions fine;
+  fine.init_scale = 0x1p-149f;  // the smallest positive float
+  EXPECT_EQ(grad_scaler_options_error(fine), "");
+  const std::vector<float> x(32, 1.0f);
+  Nvfp4Options o;
+  o.global_amax = -1.0f;
+  EXPECT_EQ(nvfp4_quantize_error(32, 1, 32, o, 0), "global_amax is a magnitude: it cannot be negative");
+  EXPECT_EQ(thrown([&] { (void)nvfp4_quantize(x, 1, 32, o); }), nvfp4_quantize_error(32, 1, 32, o, 0));
+  for (float ok : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), -0.0f}) {
+    o.global_amax = ok;
+    EXPECT_EQ(nvfp4_quantize_error(32, 1, 32, o, 0), "") << ok;
+  }
 }
 
 }  // namespace

@@ -48,7 +48,8 @@ bool accepts(const DatapathParams& p, const MmaProblem& pr, int instr_k, const M
   [[maybe_unused]] const auto& [kind, L_, F, e_zero, rounding, c_entry, group, satfinite, widen_to_f16, kpair_halves,
                                 positive_zero] = p;
   [[maybe_unused]] const auto& [promote_every, negate_a, negate_b, scale_d, scale_input_d] = opt;
-  [[maybe_unused]] const auto& [M, N, K, atype, btype, A, B, C, scale_type, scale_block, sa, sb] = pr;
+  [[maybe_unused]] const auto& [M, N, K, atype, btype, A, B, C, scale_type, scale_block, sa, sb, instr_, options_,
+                                device_operands] = pr;
   // DatapathParams.
   if (kind != DatapathKind::t_fdpa && kind != DatapathKind::st_fdpa && kind != DatapathKind::gst_fdpa) return false;
   if (L_ < 1 || L_ > 256 || F < 1 || F > 48) return false;
@@ -72,7 +73,9 @@ bool accepts(const DatapathParams& p, const MmaProblem& pr, int instr_k, const M
   if (promote_every < 0) return false;
   if (promote_every > 0 && !f32_out) return false;
   if (scale_input_d < -1 || scale_input_d > 15) return false;
-  // MmaProblem (already validated by mma_params; A, B, C, M, N are read by the kernels).
+  // MmaProblem (already validated by mma(); A, B, C, M, N are read by the kernels; its instr
+  // and options are p, instr_k and opt, which mma() passes; device_operands is null on the CPU).
+  if (device_operands) return false;
   const size_t L = std::min(static_cast<size_t>(L_), static_cast<size_t>(instr_k));
   if (static_cast<size_t>(K) % L != 0) return false;
   const bool scaled = kind != DatapathKind::t_fdpa;

@@ -23,7 +23,7 @@
 #include "commands.hpp"
 #include "tcemu/catalog.hpp"
 #include "tcemu/convert.hpp"
-#include "tcemu/mma_parallel.hpp"
+#include "tcemu/mma.hpp"
 #include "tcemu_golden/golden.hpp"
 #include "tcemu_golden/npy.hpp"
 
@@ -274,14 +274,9 @@ MmaOptions mma_options(const MmaArgs& g) {
 std::vector<uint64_t> compute_d(const MmaArgs& g, const InstrEntry& e, const MmaOperands& ops, const MmaOptions& o,
                                 const DeviceSpec& dev) {
   const MmaProblem p = make_problem(e, static_cast<int>(ops.M), static_cast<int>(ops.N), static_cast<int>(ops.K),
-                                    ops.A.codes, ops.B.codes, ops.C.codes, ops.SA.codes, ops.SB.codes);
-  MmaResult r;
-  if (dev.kind == DeviceSpec::Kind::cuda) {
-    r = mma_cuda(e, p, o, dev.index);
-  } else {
-    ProgressBar bar(!g.quiet && isatty(STDERR_FILENO));
-    r = mma(e, p, o, Exec{}, [&bar](double done, double total) { bar.update(done, total); });
-  }
+                                    ops.A.codes, ops.B.codes, ops.C.codes, ops.SA.codes, ops.SB.codes, o);
+  ProgressBar bar(!g.quiet && isatty(STDERR_FILENO) && dev.kind == DeviceSpec::Kind::cpu);
+  MmaResult r = mma(p, Exec{.device = dev}, [&bar](double done, double total) { bar.update(done, total); });
   if (!r.error.empty())
     throw InputError((dev.kind == DeviceSpec::Kind::cuda ? "mma on " + to_string(dev) + ": " : "mma: ") + r.error);
   return std::move(r.D);

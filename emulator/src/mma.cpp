@@ -73,13 +73,6 @@ CudaMmaFn g_cuda_mma = nullptr;  // constant-initialised: set before main by tce
 
 CudaBackendRegistrar::CudaBackendRegistrar(CudaMmaFn f) { g_cuda_mma = f; }
 
-Operand negated(Operand o, bool neg) {
-  if (neg) o.neg ^= 1;
-  return o;
-}
-
-uint64_t scale_c(uint64_t c, Fmt acc, int s) { return dp::scale_c(c, acc == Fmt::f16, s); }
-
 }  // namespace detail
 
 namespace detail {

@@ -107,33 +107,33 @@ Decoder::Decoder(Fmt f, bool neg) : f_(f), neg_(neg) {
   if (fi.width > 8) return;
   mask_ = fi.code_mask();
   table_.resize(static_cast<size_t>(mask_) + 1);
-  for (uint64_t c = 0; c <= mask_; ++c) table_[c] = negated(decode_operand(f, c), neg);
+  for (uint64_t c = 0; c <= mask_; ++c) table_[c] = negated(decoded(f, c), neg);
 }
 
 uint64_t Fallback::step(size_t m, size_t n, size_t s, uint64_t c) {
   const Ctx& cx = cx_;
   const size_t k = s * cx.L, L = cx.L;
   if (m != am_ || s != as_) {
-    for (size_t i = 0; i < L; ++i) a_[i] = negated(decode_operand(cx.pr.atype, cx.pr.A[m * cx.K + k + i]), cx.opt.negate_a);
+    for (size_t i = 0; i < L; ++i) a_[i] = negated(decoded(cx.pr.atype, cx.pr.A[m * cx.K + k + i]), cx.opt.negate_a);
     am_ = m;
     as_ = s;
   }
-  for (size_t i = 0; i < L; ++i) b_[i] = negated(decode_operand(cx.pr.btype, cx.pr.B[(k + i) * cx.N + n]), cx.opt.negate_b);
+  for (size_t i = 0; i < L; ++i) b_[i] = negated(decoded(cx.pr.btype, cx.pr.B[(k + i) * cx.N + n]), cx.opt.negate_b);
   const DatapathParams& p = cx.p;
   if (p.kind == DatapathKind::t_fdpa) return fdpa_step_decoded(p, a_.data(), b_.data(), L, c);
   const size_t blk = static_cast<size_t>(cx.pr.scale_block);
   const Fmt st = *cx.pr.scale_type;
   if (p.kind == DatapathKind::st_fdpa) {
     for (size_t i = 0; i < L; ++i) {
-      sa_[i] = decode_operand(st, cx.pr.sa[m * cx.nb + (k + i) / blk]);
-      sb_[i] = decode_operand(st, cx.pr.sb[n * cx.nb + (k + i) / blk]);
+      sa_[i] = decoded(st, cx.pr.sa[m * cx.nb + (k + i) / blk]);
+      sb_[i] = decoded(st, cx.pr.sb[n * cx.nb + (k + i) / blk]);
     }
     return fdpa_step_decoded(p, a_.data(), b_.data(), L, c, sa_.data(), sb_.data());
   }
   const size_t G = static_cast<size_t>(p.group), g0 = k / G;
   for (size_t g = 0; g < L / G; ++g) {
-    sa_[g] = decode_operand(st, cx.pr.sa[m * cx.nb + (g0 + g) * G / blk]);
-    sb_[g] = decode_operand(st, cx.pr.sb[n * cx.nb + (g0 + g) * G / blk]);
+    sa_[g] = decoded(st, cx.pr.sa[m * cx.nb + (g0 + g) * G / blk]);
+    sb_[g] = decoded(st, cx.pr.sb[n * cx.nb + (g0 + g) * G / blk]);
   }
   return gst_step_decoded(p, a_.data(), b_.data(), L, c, sa_.data(), sb_.data());
 }

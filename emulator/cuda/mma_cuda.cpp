@@ -1,5 +1,5 @@
-// tcemu_cuda with the CUDA backend (tcemu/mma_cuda.hpp): the problem checked exactly as mma()
-// and mma_params() check it (mma_checks.hpp), planned (cuda_plan.hpp) and run on the device
+// tcemu_cuda with the CUDA backend (tcemu/mma_cuda.hpp), what mma() runs for a CUDA device:
+// the problem checked exactly as on the CPU (mma_checks.hpp), planned (cuda_plan.hpp) and run on the device
 // (mma_cuda_kernels.cu).
 #include "tcemu/mma_cuda.hpp"
 
@@ -39,20 +39,18 @@ CudaStatus cuda_status(int index) {
   return s;
 }
 
-MmaResult mma_params_cuda(const DatapathParams& p, const MmaProblem& prob, int instr_k, const MmaOptions& opt, int device) {
+namespace {
+
+MmaResult host_problem(const MmaProblem& prob, int device) {
   const detail::ProblemShape s = detail::shape_of(prob);
-  if (std::string e = detail::check_problem(p, s, instr_k, opt); !e.empty()) return failed(e);
+  if (std::string e = detail::check_mma(prob.instr, s, prob.options); !e.empty()) return failed(e);
   const cuda_detail::RunInputs in{host_codes(prob.A), host_codes(prob.B), host_codes(prob.C), host_codes(prob.sa),
                                   host_codes(prob.sb)};
-  return run(p, s, instr_k, opt, in, device);
+  return run(prob.instr.params, s, prob.instr.instr_k, prob.options, in, device);
 }
 
-MmaResult mma_cuda(const InstrEntry& e, const MmaProblem& prob, const MmaOptions& opt, int device) {
-  if (std::string err = detail::check_entry(e, detail::shape_of(prob), opt); !err.empty()) return failed(err);
-  return mma_params_cuda(e.params, prob, e.K, opt, device);
-}
-
-MmaResult mma_cuda_device(const InstrEntry& e, const MmaDeviceProblem& prob, const MmaOptions& opt, int device) {
+MmaResult device_problem(const MmaProblem& prob, int device) {
+  const DeviceOperands& ops = *prob.device_operands;
   detail::ProblemShape s;
   s.M = prob.M;
   s.N = prob.N;
@@ -61,15 +59,15 @@ MmaResult mma_cuda_device(const InstrEntry& e, const MmaDeviceProblem& prob, con
   s.btype = prob.btype;
   s.scale_type = prob.scale_type;
   s.scale_block = prob.scale_block;
-  s.nA = prob.A.count;
-  s.nB = prob.B.count;
+  s.nA = ops.A.count;
+  s.nB = ops.B.count;
   // An absent C (count 0) is +0 everywhere.
-  s.nC = prob.C.count == 0 && prob.M > 0 && prob.N > 0 ? static_cast<size_t>(prob.M) * static_cast<size_t>(prob.N) : prob.C.count;
-  s.nsa = prob.sa.count;
-  s.nsb = prob.sb.count;
-  if (std::string err = detail::check_instr_problem(e, s, opt); !err.empty()) return failed(err);
-  for (const auto& [c, name] : {std::pair{&prob.A, "A"}, std::pair{&prob.B, "B"}, std::pair{&prob.C, "C"},
-                                 std::pair{&prob.sa, "scale_A"}, std::pair{&prob.sb, "scale_B"}}) {
+  s.nC = ops.C.count == 0 && prob.M > 0 && prob.N > 0 ? static_cast<size_t>(prob.M) * static_cast<size_t>(prob.N) : ops.C.count;
+  s.nsa = ops.sa.count;
+  s.nsb = ops.sb.count;
+  if (std::string err = detail::check_mma(prob.instr, s, prob.options); !err.empty()) return failed(err);
+  for (const auto& [c, name] : {std::pair{&ops.A, "A"}, std::pair{&ops.B, "B"}, std::pair{&ops.C, "C"},
+                                 std::pair{&ops.sa, "scale_A"}, std::pair{&ops.sb, "scale_B"}}) {
     if (c->count == 0) continue;
     if (c->itemsize != 1 && c->itemsize != 2 && c->itemsize != 4 && c->itemsize != 8)
       return failed(std::string(name) + ": item size must be 1, 2, 4 or 8 bytes");
@@ -79,7 +77,7 @@ MmaResult mma_cuda_device(const InstrEntry& e, const MmaDeviceProblem& prob, con
   if (!st.usable) return failed(st.why_not);
   cuda_detail::RunInputs in;
   const std::pair<const DeviceCodes*, cuda_detail::HostOrDevice*> arrays[] = {
-      {&prob.A, &in.A}, {&prob.B, &in.B}, {&prob.C, &in.C}, {&prob.sa, &in.sa}, {&prob.sb, &in.sb}};
+      {&ops.A, &in.A}, {&ops.B, &in.B}, {&ops.C, &in.C}, {&ops.sa, &in.sa}, {&ops.sb, &in.sb}};
   const char* names[] = {"A", "B", "C", "scale_A", "scale_B"};
   for (size_t i = 0; i < 5; ++i) {
     const DeviceCodes& c = *arrays[i].first;
@@ -87,7 +85,20 @@ MmaResult mma_cuda_device(const InstrEntry& e, const MmaDeviceProblem& prob, con
     if (std::string err = cuda_detail::check_device_pointer(c.ptr, names[i]); !err.empty()) return failed(err);
     *arrays[i].second = cuda_detail::HostOrDevice{dp::Codes{c.ptr, c.itemsize}, c.count, true};
   }
-  return run(e.params, s, e.K, opt, in, device);
+  return run(prob.instr.params, s, prob.instr.instr_k, prob.options, in, device);
 }
 
+// mma() with a CUDA device comes here (mma_checks.hpp).
+MmaResult cuda_mma(const MmaProblem& prob, int device) {
+  return prob.device_operands ? device_problem(prob, device) : host_problem(prob, device);
+}
+
+const detail::CudaBackendRegistrar registrar(&cuda_mma);
+
+}  // namespace
+
 }  // namespace tcemu
+
+// The symbol emulator/cuda/CMakeLists.txt makes every program that links tcemu_cuda pull in,
+// so that the registrar above runs.
+extern "C" const int tcemu_cuda_backend_anchor = 1;

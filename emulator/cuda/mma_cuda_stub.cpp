@@ -1,5 +1,7 @@
-// tcemu_cuda for a build without a CUDA compiler: every call says so (tcemu/mma_cuda.hpp).
+// tcemu_cuda for a build without a CUDA compiler: mma() on a CUDA device and cuda_status say so (tcemu/mma_cuda.hpp).
 #include "tcemu/mma_cuda.hpp"
+
+#include "../src/mma_checks.hpp"
 
 namespace tcemu {
 
@@ -23,8 +25,12 @@ CudaStatus cuda_status(int) {
   return s;
 }
 
-MmaResult mma_cuda(const InstrEntry&, const MmaProblem&, const MmaOptions&, int) { return no_cuda(); }
-MmaResult mma_params_cuda(const DatapathParams&, const MmaProblem&, int, const MmaOptions&, int) { return no_cuda(); }
-MmaResult mma_cuda_device(const InstrEntry&, const MmaDeviceProblem&, const MmaOptions&, int) { return no_cuda(); }
+namespace {
+MmaResult cuda_mma(const MmaProblem&, int) { return no_cuda(); }
+const detail::CudaBackendRegistrar registrar(&cuda_mma);
+}  // namespace
 
 }  // namespace tcemu
+
+// The symbol emulator/cuda/CMakeLists.txt makes every program that links tcemu_cuda pull in.
+extern "C" const int tcemu_cuda_backend_anchor = 1;

@@ -1,7 +1,7 @@
 // The instruction catalog as one table: a row per instruction family and architecture, with
 // its spelling pattern, type sets, datapath parameters (docs/datapath.md §3), evidence,
 // confidence and note. Shapes and operand types: PTX ISA §9.7.14-9.7.16 [PTX]. An audit of
-// the evidence reads this file; expand_rows() (catalog.cpp) turns it into catalog().
+// the evidence reads this file; expand_rows() (catalog_expand.cpp) turns it into catalog().
 //
 // Row: {arch, family, spelling, types, outs, shapes, [fp6 rule], [scale], [types in
 // descriptor], [n_outer]}; an out: {accumulator, parameters, evidence, confidence, note}.

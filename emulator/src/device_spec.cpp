@@ -1,7 +1,7 @@
-// Parsing and printing where a computation runs (tcemu/mma_cuda.hpp).
+// Parsing and printing where a computation runs (tcemu/parallel.hpp).
 #include <charconv>
 
-#include "tcemu/mma_cuda.hpp"
+#include "tcemu/parallel.hpp"
 
 namespace tcemu {
 

@@ -1,6 +1,6 @@
 // Internal: the whole-matrix MMA of the generic datapath as plain __host__ __device__ pieces,
 // shared by mma.cpp's generic loop (CPU), the CUDA kernels (emulator/cuda/) and the host run
-// of those kernels' phases that tests them (dp_matrix_host.hpp):
+// of those kernels' phases that tests them (emulator/cuda/cuda_plan.hpp, run_plan_on_host):
 //  - decoding: A, B and the scales decoded once into the step order (A as M rows of K
 //    operands, B transposed to N rows of K, the scales expanded per term (ST-FDPA) or per group
 //    (GST-FDPA)), one element per call so that a loop or a grid of threads can run it;

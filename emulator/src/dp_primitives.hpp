@@ -1,6 +1,6 @@
 // Internal: the arithmetic primitives every tensor-core datapath model is built from, in one
 // place (the role of SoftFloat's primitives.h). The step functions of datapath.cpp, the
-// whole-matrix kernels of mma_fast_kernels.cpp and, through mma_params, compare's alternative
+// whole-matrix kernels of mma_fast_kernels.hpp and, through mma(), compare's alternative
 // models all call these; docs/datapath.md names the stages they implement.
 //
 // Written so that it also compiles as CUDA __host__ __device__ code (TCEMU_DP_HD): only <cstdint>

@@ -1,7 +1,7 @@
 // Internal: the steps of docs/datapath.md and their chaining over K, built from the primitives
 // of dp_primitives.hpp, in one place for every executor of the generic datapath: the CPU
 // (datapath.cpp's step functions and mma.cpp's whole-matrix loop) and the CUDA kernels
-// (emulator/cuda/, through dp_tile.hpp). The CPU fast path (mma_fast*.cpp) reorganises the
+// (emulator/cuda/, through dp_matrix.hpp). The CPU fast path (mma_fast*.cpp) reorganises the
 // same arithmetic for vectors and is checked against these.
 //
 // Like dp_primitives.hpp it compiles as CUDA __host__ __device__ code: only <cstdint>, plain

@@ -1,12 +1,12 @@
 // tcemu::gemm (gemm.hpp): each chunk of K is one whole-matrix mma chained from +0 (the
-// threaded mma of mma_parallel.hpp), the partials are combined as the plan says, and the
+// threaded mma of mma.hpp), the partials are combined as the plan says, and the
 // epilogue runs per element of D on the threads of parallel.hpp. Every element's result is
 // fixed by its row and column alone, so D is the same for every thread count.
 #include <algorithm>
 #include <functional>
 
 #include "tcemu/gemm.hpp"
-#include "tcemu/mma_parallel.hpp"
+#include "tcemu/mma.hpp"
 
 namespace tcemu {
 namespace {
@@ -185,7 +185,7 @@ GemmResult gemm(const InstrEntry& e, const MmaProblem& prob, const GemmPlan& pla
     std::vector<uint32_t> p(MN, 0);
     if (chunks[j] > 0) {
       make_sub(prob, k0, chunks[j], sub);
-      const MmaResult r = mma(e, sub.p, plan.mma, exec);
+      const MmaResult r = mma(sub.p.with(e, plan.mma), exec);
       if (!r.error.empty()) {
         res.error = r.error;
         res.D.clear();

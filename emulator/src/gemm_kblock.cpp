@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "tcemu/mma_parallel.hpp"
+#include "tcemu/mma.hpp"
 
 namespace tcemu {
 
@@ -51,7 +51,7 @@ GemmResult gemm_kblock(const InstrEntry& e, const MmaProblem& prob, const KBlock
     sub.A = a_blk;
     sub.B = b_blk;
     sub.C = zero_c;
-    const MmaResult r = mma(e, sub, opt, exec);
+    const MmaResult r = mma(sub.with(e, opt), exec);
     if (!r.error.empty()) {
       res.error = r.error;
       return res;

@@ -5,12 +5,14 @@
 #include "tcemu/mma.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "dp_host.hpp"
 #include "mma_checks.hpp"
 #include "mma_fast.hpp"
 #include "mma_prepared.hpp"
+#include "mma_tiles.hpp"
 
 namespace tcemu {
 
@@ -56,17 +58,20 @@ std::string check_entry(const InstrEntry& e, const ProblemShape& pr, const MmaOp
   return "";
 }
 
-std::string check_instr_problem(const InstrEntry& e, const ProblemShape& pr, const MmaOptions& opt) {
-  if (std::string err = check_entry(e, pr, opt); !err.empty()) return err;
-  return check_problem(e.params, pr, e.K, opt);
+std::string check_mma(const MmaInstr& in, const ProblemShape& pr, const MmaOptions& opt) {
+  if (in.entry) {
+    if (in.params != in.entry->params || in.instr_k != in.entry->K)
+      return "the datapath parameters differ from the instruction's (give the entry or the parameters, not both)";
+    if (std::string err = check_entry(*in.entry, pr, opt); !err.empty()) return err;
+  }
+  return check_problem(in.params, pr, in.instr_k, opt);
 }
 
-Operand negated(Operand o, bool neg) {
-  if (neg) o.neg ^= 1;
-  return o;
-}
+namespace {
+CudaMmaFn g_cuda_mma = nullptr;  // constant-initialised: set before main by tcemu_cuda's registrar
+}  // namespace
 
-uint64_t scale_c(uint64_t c, Fmt acc, int s) { return dp::scale_c(c, acc == Fmt::f16, s); }
+CudaBackendRegistrar::CudaBackendRegistrar(CudaMmaFn f) { g_cuda_mma = f; }
 
 }  // namespace detail
 
@@ -129,29 +134,30 @@ std::vector<uint64_t> compute_all(const PreparedMma& prep, size_t M, size_t N) {
 
 }  // namespace detail
 
-MmaResult mma_params(const DatapathParams& p, const MmaProblem& pr, int instr_k, const MmaOptions& opt) {
+MmaResult mma(const MmaProblem& pr, Exec exec, const MmaProgress& progress) {
+  if (exec.device.kind == DeviceSpec::Kind::cuda) {
+    if (!detail::g_cuda_mma)
+      return MmaResult{{}, "this program has no CUDA backend (it does not link the library tcemu_cuda)"};
+    return detail::g_cuda_mma(pr, exec.device.index);
+  }
+  if (pr.device_operands)
+    return MmaResult{{}, "the operands are in GPU memory: compute on a CUDA device (Exec::device)"};
+  if (std::string err = detail::check_mma(pr.instr, detail::shape_of(pr), pr.options); !err.empty())
+    return MmaResult{{}, std::move(err)};
+  const int threads = thread_count(exec);
+  exec.threads = threads;
+  const std::unique_ptr<detail::PreparedMma> prep =
+      detail::prepare_mma(pr.instr.params, pr, pr.instr.instr_k, pr.options, exec);
   MmaResult r;
-  if (std::string e = detail::check_problem(p, detail::shape_of(pr), instr_k, opt); !e.empty()) {
-    r.error = e;
-    return r;
-  }
-  r.D = detail::compute_all(*detail::prepare_mma(p, pr, instr_k, opt, Exec{1}), static_cast<size_t>(pr.M),
-                             static_cast<size_t>(pr.N));
+  const size_t M = static_cast<size_t>(pr.M), N = static_cast<size_t>(pr.N);
+  if (threads <= 1 && !progress) r.D = detail::compute_all(*prep, M, N);
+  else r.D = detail::compute_tiled(*prep, M, N, static_cast<size_t>(pr.K), exec, progress);
   return r;
-}
-
-MmaResult mma(const InstrEntry& e, const MmaProblem& pr, const MmaOptions& opt) {
-  if (std::string err = detail::check_entry(e, detail::shape_of(pr), opt); !err.empty()) {
-    MmaResult r;
-    r.error = err;
-    return r;
-  }
-  return mma_params(e.params, pr, e.K, opt);
 }
 
 MmaProblem make_problem(const InstrEntry& e, int M, int N, int K, std::span<const uint64_t> A,
                         std::span<const uint64_t> B, std::span<const uint64_t> C, std::span<const uint64_t> sa,
-                        std::span<const uint64_t> sb) {
+                        std::span<const uint64_t> sb, const MmaOptions& opt) {
   MmaProblem p;
   p.M = M;
   p.N = N;
@@ -167,13 +173,9 @@ MmaProblem make_problem(const InstrEntry& e, int M, int N, int K, std::span<cons
     p.sa = sa;
     p.sb = sb;
   }
+  p.instr = e;
+  p.options = opt;
   return p;
-}
-
-MmaResult mma_dot(const InstrEntry& e, std::span<const uint64_t> a, std::span<const uint64_t> b, uint64_t c,
-                  std::span<const uint64_t> sa, std::span<const uint64_t> sb, const MmaOptions& opt) {
-  const uint64_t C[1] = {c};
-  return mma(e, make_problem(e, 1, 1, static_cast<int>(a.size()), a, b, C, sa, sb), opt);
 }
 
 }  // namespace tcemu

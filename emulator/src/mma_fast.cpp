@@ -48,7 +48,8 @@ bool accepts(const DatapathParams& p, const MmaProblem& pr, int instr_k, const M
   [[maybe_unused]] const auto& [kind, L_, F, e_zero, rounding, c_entry, group, satfinite, widen_to_f16, kpair_halves,
                                 positive_zero] = p;
   [[maybe_unused]] const auto& [promote_every, negate_a, negate_b, scale_d, scale_input_d] = opt;
-  [[maybe_unused]] const auto& [M, N, K, atype, btype, A, B, C, scale_type, scale_block, sa, sb] = pr;
+  [[maybe_unused]] const auto& [M, N, K, atype, btype, A, B, C, scale_type, scale_block, sa, sb, instr_, options_,
+                                device_operands] = pr;
   // DatapathParams.
   if (kind != DatapathKind::t_fdpa && kind != DatapathKind::st_fdpa && kind != DatapathKind::gst_fdpa) return false;
   if (L_ < 1 || L_ > 256 || F < 1 || F > 48) return false;
@@ -72,7 +73,9 @@ bool accepts(const DatapathParams& p, const MmaProblem& pr, int instr_k, const M
   if (promote_every < 0) return false;
   if (promote_every > 0 && !f32_out) return false;
   if (scale_input_d < -1 || scale_input_d > 15) return false;
-  // MmaProblem (already validated by mma_params; A, B, C, M, N are read by the kernels).
+  // MmaProblem (already validated by mma(); A, B, C, M, N are read by the kernels; its instr
+  // and options are p, instr_k and opt, which mma() passes; device_operands is null on the CPU).
+  if (device_operands) return false;
   const size_t L = std::min(static_cast<size_t>(L_), static_cast<size_t>(instr_k));
   if (static_cast<size_t>(K) % L != 0) return false;
   const bool scaled = kind != DatapathKind::t_fdpa;
@@ -104,33 +107,33 @@ Decoder::Decoder(Fmt f, bool neg) : f_(f), neg_(neg) {
   if (fi.width > 8) return;
   mask_ = fi.code_mask();
   table_.resize(static_cast<size_t>(mask_) + 1);
-  for (uint64_t c = 0; c <= mask_; ++c) table_[c] = negated(decode_operand(f, c), neg);
+  for (uint64_t c = 0; c <= mask_; ++c) table_[c] = negated(decoded(f, c), neg);
 }
 
 uint64_t Fallback::step(size_t m, size_t n, size_t s, uint64_t c) {
   const Ctx& cx = cx_;
   const size_t k = s * cx.L, L = cx.L;
   if (m != am_ || s != as_) {
-    for (size_t i = 0; i < L; ++i) a_[i] = negated(decode_operand(cx.pr.atype, cx.pr.A[m * cx.K + k + i]), cx.opt.negate_a);
+    for (size_t i = 0; i < L; ++i) a_[i] = negated(decoded(cx.pr.atype, cx.pr.A[m * cx.K + k + i]), cx.opt.negate_a);
     am_ = m;
     as_ = s;
   }
-  for (size_t i = 0; i < L; ++i) b_[i] = negated(decode_operand(cx.pr.btype, cx.pr.B[(k + i) * cx.N + n]), cx.opt.negate_b);
+  for (size_t i = 0; i < L; ++i) b_[i] = negated(decoded(cx.pr.btype, cx.pr.B[(k + i) * cx.N + n]), cx.opt.negate_b);
   const DatapathParams& p = cx.p;
   if (p.kind == DatapathKind::t_fdpa) return fdpa_step_decoded(p, a_.data(), b_.data(), L, c);
   const size_t blk = static_cast<size_t>(cx.pr.scale_block);
   const Fmt st = *cx.pr.scale_type;
   if (p.kind == DatapathKind::st_fdpa) {
     for (size_t i = 0; i < L; ++i) {
-      sa_[i] = decode_operand(st, cx.pr.sa[m * cx.nb + (k + i) / blk]);
-      sb_[i] = decode_operand(st, cx.pr.sb[n * cx.nb + (k + i) / blk]);
+      sa_[i] = decoded(st, cx.pr.sa[m * cx.nb + (k + i) / blk]);
+      sb_[i] = decoded(st, cx.pr.sb[n * cx.nb + (k + i) / blk]);
     }
     return fdpa_step_decoded(p, a_.data(), b_.data(), L, c, sa_.data(), sb_.data());
   }
   const size_t G = static_cast<size_t>(p.group), g0 = k / G;
   for (size_t g = 0; g < L / G; ++g) {
-    sa_[g] = decode_operand(st, cx.pr.sa[m * cx.nb + (g0 + g) * G / blk]);
-    sb_[g] = decode_operand(st, cx.pr.sb[n * cx.nb + (g0 + g) * G / blk]);
+    sa_[g] = decoded(st, cx.pr.sa[m * cx.nb + (g0 + g) * G / blk]);
+    sb_[g] = decoded(st, cx.pr.sb[n * cx.nb + (g0 + g) * G / blk]);
   }
   return gst_step_decoded(p, a_.data(), b_.data(), L, c, sa_.data(), sb_.data());
 }

@@ -1,19 +1,25 @@
-// Internal: the fast whole-matrix path of mma_params (emulator/src/mma_fast.cpp).
+// Internal: the fast whole-matrix path of mma() (emulator/src/mma_fast.cpp).
 #pragma once
 
 #include <memory>
 #include <optional>
 
+#include "dp_host.hpp"
 #include "mma_prepared.hpp"
 #include "tcemu/mma.hpp"
 
 namespace tcemu::detail {
 
-// Shared by mma.cpp and mma_fast.cpp (defined in mma.cpp): an operand with its sign flipped
-// when `neg` (wgmma imm-scale = -1); C * 2^-s formed exactly, then toward zero into the
-// accumulator format (tcgen05 scale-input-d).
-Operand negated(Operand o, bool neg);
-uint64_t scale_c(uint64_t c, Fmt acc, int s);
+// The fast kernels' operand handling, from the shared steps (dp_steps.hpp, dp_host.hpp) below
+// the datapath rather than from mma.cpp or datapath.cpp's public wrappers: an operand decoded
+// from its code; with its sign flipped when `neg` (wgmma imm-scale = -1); C * 2^-s formed
+// exactly, then toward zero into the accumulator format (tcgen05 scale-input-d).
+inline Operand decoded(Fmt f, uint64_t code) { return dp::decode_code(dp::format_row(f), code); }
+inline Operand negated(Operand o, bool neg) {
+  if (neg) o.neg ^= 1;
+  return o;
+}
+inline uint64_t scale_c(uint64_t c, Fmt acc, int s) { return dp::scale_c(c, acc == Fmt::f16, s); }
 
 // The problem decoded for the fast kernels, whose tiles compute the same D as the generic
 // loop of mma_params, faster; nullptr for any parameters, options or operands it does not

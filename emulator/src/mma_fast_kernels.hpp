@@ -97,7 +97,7 @@ inline uint64_t start_c(const Ctx& cx, size_t m, size_t n) {
   return c;
 }
 
-// Decodes the codes of one operand or scale format as negated(decode_operand(f, code), neg)
+// Decodes the codes of one operand or scale format as negated(decoded(f, code), neg)
 // does: through a table of every code when the format is at most 8 bits wide (decoding ignores
 // the bits above the width, so the table is indexed by the code's low bits), else one call a
 // code (mma_fast.cpp).
@@ -105,7 +105,7 @@ class Decoder {
  public:
   Decoder(Fmt f, bool neg);
   Operand operator()(uint64_t code) const {
-    return table_.empty() ? negated(decode_operand(f_, code), neg_) : table_[code & mask_];
+    return table_.empty() ? negated(decoded(f_, code), neg_) : table_[code & mask_];
   }
 
  private:

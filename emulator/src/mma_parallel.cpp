@@ -1,11 +1,10 @@
-// The threaded whole-matrix MMA (mma_parallel.hpp): the problem checked and decoded once
-// (mma_prepared.hpp), then D computed tile by tile on every thread.
-#include "tcemu/mma_parallel.hpp"
+// The threaded part of mma() (mma.cpp): D, from the problem decoded once (mma_prepared.hpp),
+// computed tile by tile on every thread.
+#include "tcemu/mma.hpp"
 
 #include <algorithm>
 #include <mutex>
 
-#include "mma_checks.hpp"
 #include "mma_prepared.hpp"
 #include "mma_tiles.hpp"
 
@@ -42,39 +41,28 @@ TilePlan plan_tiles(size_t M, size_t N, size_t tiles, size_t threads) {
   return best;
 }
 
-}  // namespace detail
-
-MmaResult mma(const InstrEntry& e, const MmaProblem& pr, const MmaOptions& opt, const Exec& exec) {
-  return mma(e, pr, opt, exec, nullptr);
-}
-
-MmaResult mma(const InstrEntry& e, const MmaProblem& pr, const MmaOptions& opt, const Exec& exec,
-              const MmaProgress& progress) {
-  const int threads = thread_count(exec);
-  if (threads <= 1 && !progress) return mma(e, pr, opt);
-  if (std::string err = detail::check_instr_problem(e, detail::shape_of(pr), opt); !err.empty())
-    return MmaResult{{}, std::move(err)};
-  const size_t M = static_cast<size_t>(pr.M), N = static_cast<size_t>(pr.N), K = static_cast<size_t>(pr.K);
-  const std::unique_ptr<detail::PreparedMma> prep = detail::prepare_mma(e.params, pr, e.K, opt, exec);
+std::vector<uint64_t> compute_tiled(const PreparedMma& prep, size_t M, size_t N, size_t K, const Exec& exec,
+                                    const MmaProgress& progress) {
   // Four tiles a thread; with a progress report at least 8, so that it moves.
-  const size_t T = static_cast<size_t>(threads);
-  const detail::TilePlan plan = detail::plan_tiles(M, N, progress ? std::max<size_t>(4 * T, 8) : 4 * T, T);
-  MmaResult out;
-  out.D.assign(M * N, 0);
+  const size_t T = static_cast<size_t>(thread_count(exec));
+  const TilePlan plan = plan_tiles(M, N, progress ? std::max<size_t>(4 * T, 8) : 4 * T, T);
+  std::vector<uint64_t> D(M * N, 0);
   std::mutex progress_lock;
   double done = 0;
   const double total = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
   parallel_for(plan.row_tiles * plan.col_tiles, exec, [&](size_t t) {
     const size_t m0 = (t / plan.col_tiles) * plan.rows, n0 = (t % plan.col_tiles) * plan.cols;
-    const detail::DTile tile{m0, std::min(M, m0 + plan.rows), n0, std::min(N, n0 + plan.cols)};
-    prep->run(tile, out.D.data());
+    const DTile tile{m0, std::min(M, m0 + plan.rows), n0, std::min(N, n0 + plan.cols)};
+    prep.run(tile, D.data());
     if (progress) {
       std::lock_guard<std::mutex> g(progress_lock);
       done += static_cast<double>(tile.m1 - m0) * static_cast<double>(tile.n1 - n0) * static_cast<double>(K);
       progress(done, total);
     }
   });
-  return out;
+  return D;
 }
+
+}  // namespace detail
 
 }  // namespace tcemu

@@ -1,6 +1,6 @@
 // Internal: a whole-matrix MMA problem decoded once, from which any tile of D is computed.
-// mma_params (mma.cpp) computes the whole of D from it on the calling thread; the threaded
-// mma (mma_parallel.cpp) decodes once and computes the tiles on every thread, so that no
+// mma() (mma.cpp) computes the whole of D from it on the calling thread, or on several
+// threads it decodes once and computes the tiles on every thread (mma_parallel.cpp), so that no
 // thread decodes, copies or holds an operand a second time. Every D element is one chained
 // dot product over K (docs/datapath.md) and depends on nothing else: a tile computes exactly
 // the elements the whole call computes.

@@ -1,7 +1,11 @@
-// Internal: how the threaded mma (mma_parallel.cpp) cuts D into tiles.
+// Internal: how the threaded mma (mma_parallel.cpp) cuts D into tiles and computes them.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "mma_prepared.hpp"
 
 namespace tcemu::detail {
 
@@ -15,5 +19,10 @@ struct TilePlan {
 // kTileCols (mma_prepared.hpp), and the grid that does the least work per wave of tiles,
 // counting a tile's rows of A and columns of B read beside its multiply-adds.
 TilePlan plan_tiles(size_t M, size_t N, size_t tiles, size_t threads);
+
+// All M x N elements of D from `prep`, tile by tile on thread_count(exec) threads, reporting
+// each finished tile to `progress` (may be empty). The same D as compute_all.
+std::vector<uint64_t> compute_tiled(const PreparedMma& prep, size_t M, size_t N, size_t K, const Exec& exec,
+                                    const MmaProgress& progress);
 
 }  // namespace tcemu::detail

@@ -1,6 +1,5 @@
 #include "tcemu_golden/evaluate.hpp"
 
-#include "tcemu/mma_parallel.hpp"
 #include "tcemu_golden/quant_case.hpp"
 
 namespace tcemu::golden {
@@ -44,7 +43,7 @@ std::vector<uint64_t> evaluate(const Case& c) {
     case OpKind::mma: {
       const MmaInputs in = mma_inputs(c);
       // On every core (thread_count's default); inside generate_mma_cases' parallel loop, on one.
-      MmaResult r = mma(*c.mma.entry, in.problem(c), c.mma.options, Exec{});
+      MmaResult r = mma(in.problem(c).with(*c.mma.entry, c.mma.options), Exec{});
       if (!r.error.empty()) throw GoldenError("case " + c.name + ": the emulator refuses it: " + r.error);
       return std::move(r.D);
     }

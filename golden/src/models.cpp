@@ -94,7 +94,7 @@ struct Shared {
       pr.sa = el.sa;
       pr.sb = el.sb;
     }
-    MmaResult r = mma_params(p, pr, instr_k, o);
+    MmaResult r = mma(pr.with({p, instr_k}, o), Exec{1});
     return r.D.empty() ? ~uint64_t{0} : r.D[0];  // an impossible code: never matches
   }
   // Value of term k with its block scales, as a double (exact for every tensor-core format).

@@ -1,7 +1,8 @@
 // The instruction catalog as data (tcemu.instructions), instruction lookup, and whole-matrix
 // MMA / single dot products through an instruction (tcemu.mma, tcemu.dot) with the GIL released,
 // on the CPU or (device >= 0) with the emulator on a CUDA GPU (tcemu/mma_cuda.hpp), from host
-// arrays or from operands already in GPU memory (mma_device_codes).
+// arrays or from operands already in GPU memory (mma_device_codes): every one a call of
+// tcemu::mma(problem, exec).
 #include <pybind11/stl.h>
 
 #include <stdexcept>
@@ -11,7 +12,6 @@
 #include "tcemu/catalog.hpp"
 #include "tcemu/mma.hpp"
 #include "tcemu/mma_cuda.hpp"
-#include "tcemu/mma_parallel.hpp"
 #include "tcemu/parallel.hpp"
 
 namespace tcemu::py_bind {
@@ -141,6 +141,14 @@ py::dict entry_dict(const InstrEntry& e) {
   return d;
 }
 
+// Where the Python layer asks for a product to run: `threads` on the CPU, or (device >= 0)
+// that CUDA device.
+Exec exec_of(int threads, int device) {
+  Exec x{threads};
+  if (device >= 0) x.device = DeviceSpec::cuda(device);
+  return x;
+}
+
 MmaOptions make_options(int promote_every, bool negate_a, bool negate_b, bool scale_d, int scale_input_d) {
   MmaOptions o;
   o.promote_every = promote_every;
@@ -173,16 +181,14 @@ py::array mma_codes(const std::string& arch, const std::string& instr, const std
   else C.assign(static_cast<size_t>(M) * static_cast<size_t>(N), 0);
   if (sa) SA = widen(*sa);
   if (sb) SB = widen(*sb);
-  const MmaProblem p = make_problem(e, M, N, K, A, B, C, SA, SB);
-  const MmaOptions o = make_options(promote_every, negate_a, negate_b, scale_d, scale_input_d);
+  const MmaProblem p =
+      make_problem(e, M, N, K, A, B, C, SA, SB, make_options(promote_every, negate_a, negate_b, scale_d, scale_input_d));
   MmaResult r;
   try {
     py::gil_scoped_release nogil;
-    // threads 1: the plain mma(); otherwise mma_parallel.hpp (0: TCEMU_NUM_THREADS, else every
-    // core). The same D for every thread count.
+    // threads: 0 = TCEMU_NUM_THREADS, else every core; the same D for every thread count.
     // device >= 0: the emulator on that CUDA device.
-    if (device >= 0) r = mma_cuda(e, p, o, device);
-    else r = threads == 1 ? mma(e, p, o) : mma(e, p, o, Exec{threads});
+    r = mma(p, exec_of(threads, device));
   } catch (const std::invalid_argument& ex) {
     throw py::value_error(std::string("threads: ") + ex.what());
   }
@@ -223,11 +229,12 @@ py::array mma_params_codes(const py::dict& params, const std::string& atype_name
     prob.sa = SA;
     prob.sb = SB;
   }
-  const MmaOptions o = make_options(promote_every, negate_a, negate_b, scale_d, scale_input_d);
+  prob.instr = MmaInstr(p, instr_k);
+  prob.options = make_options(promote_every, negate_a, negate_b, scale_d, scale_input_d);
   MmaResult r;
   {
     py::gil_scoped_release nogil;
-    r = device >= 0 ? mma_params_cuda(p, prob, instr_k, o, device) : mma_params(p, prob, instr_k, o);
+    r = mma(prob, exec_of(1, device));
   }
   if (!r.error.empty() && device >= 0) throw_device_error(r.error, device);
   if (!r.error.empty()) throw py::value_error(r.error);
@@ -252,7 +259,7 @@ DeviceCodes device_codes(const std::optional<std::tuple<uintptr_t, int, size_t>>
 using DeviceArg = std::optional<std::tuple<uintptr_t, int, size_t>>;
 
 // tcemu.mma on operands already in GPU memory (CUDA arrays; python/tcemu/_device.py checks
-// their dtypes, shapes and layout): mma_cuda_device, D back in host memory.
+// their dtypes, shapes and layout): mma() with DeviceOperands, D back in host memory.
 py::array mma_device_codes(const std::string& arch, const std::string& instr, const std::optional<std::string>& atype,
                            const std::optional<std::string>& btype, const std::optional<std::string>& dtype,
                            const std::optional<std::string>& stype, const DeviceArg& a, const DeviceArg& b,
@@ -260,26 +267,21 @@ py::array mma_device_codes(const std::string& arch, const std::string& instr, co
                            int promote_every, bool negate_a, bool negate_b, bool scale_d, int scale_input_d,
                            int device) {
   const InstrEntry& e = lookup(arch, instr, atype, btype, dtype, stype);
-  MmaDeviceProblem p;
-  p.M = M;
-  p.N = N;
-  p.K = K;
-  p.atype = e.atype;
-  p.btype = e.btype;
-  p.A = device_codes(a);
-  p.B = device_codes(b);
-  p.C = device_codes(c);
+  DeviceOperands ops;
+  ops.A = device_codes(a);
+  ops.B = device_codes(b);
+  ops.C = device_codes(c);
   if (e.scale_type) {
-    p.scale_type = e.scale_type;
-    p.scale_block = e.scale_block;
-    p.sa = device_codes(sa);
-    p.sb = device_codes(sb);
+    ops.sa = device_codes(sa);
+    ops.sb = device_codes(sb);
   }
-  const MmaOptions o = make_options(promote_every, negate_a, negate_b, scale_d, scale_input_d);
+  MmaProblem p = make_problem(e, M, N, K, {}, {}, {}, {}, {},
+                              make_options(promote_every, negate_a, negate_b, scale_d, scale_input_d));
+  p.device_operands = &ops;
   MmaResult r;
   {
     py::gil_scoped_release nogil;
-    r = mma_cuda_device(e, p, o, device);
+    r = mma(p, exec_of(1, device));
   }
   if (!r.error.empty()) throw_device_error(r.error, device);
   return to_acc_array(e, r.D, {static_cast<py::ssize_t>(M), static_cast<py::ssize_t>(N)});
@@ -294,11 +296,13 @@ py::object dot_code(const std::string& arch, const std::string& instr, const std
   std::vector<uint64_t> A = widen(a), B = widen(b), SA, SB;
   if (sa) SA = widen(*sa);
   if (sb) SB = widen(*sb);
-  const MmaOptions o = make_options(promote_every, negate_a, negate_b, scale_d, scale_input_d);
+  const uint64_t C[1] = {c};
+  const MmaProblem p = make_problem(e, 1, 1, static_cast<int>(A.size()), A, B, C, SA, SB,
+                                    make_options(promote_every, negate_a, negate_b, scale_d, scale_input_d));
   MmaResult r;
   {
     py::gil_scoped_release nogil;
-    r = mma_dot(e, A, B, c, SA, SB, o);
+    r = mma(p, Exec{1});
   }
   if (!r.error.empty()) throw py::value_error(r.error);
   return py::int_(r.D.at(0));

@@ -86,7 +86,7 @@ void init_golden(py::module_& m);
 void init_cuda(py::module_& m);
 void init_dlpack(py::module_& m);
 
-// An error of the emulator on CUDA device `device` (mma_cuda*, bind_cuda.cpp): RuntimeError
+// An error of the emulator on CUDA device `device` (mma() with a CUDA Exec, bind_cuda.cpp): RuntimeError
 // saying why when the device cannot run it (no CUDA backend, no driver, no such device),
 // otherwise ValueError with the error (a problem the emulator refuses).
 [[noreturn]] void throw_device_error(const std::string& error, int device);

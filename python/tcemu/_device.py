@@ -1,5 +1,5 @@
 """device= of tcemu.mma / mma_params: where D is computed ("cpu", "cuda", "cuda:N"), and
-operands already in GPU memory handed to the C++ mma_cuda_device without a copy to the host
+operands already in GPU memory handed to the C++ mma() with DeviceOperands without a copy to the host
 (docs/gpu-emulation.md): CUDA arrays with __cuda_array_interface__ (torch CUDA tensors, CuPy and
 Numba device arrays), read through that interface, and CUDA arrays that have only DLPack
 (__dlpack__ / __dlpack_device__ of device type kDLCUDA or kDLCUDAManaged: JAX arrays on a GPU),
@@ -264,7 +264,7 @@ def refuse_on_cpu(operands, func="tcemu.mma"):
 
 
 def mma_on_gpu(e, a, b, c, scale_a, scale_b, index, options, lookup_args):
-    """tcemu.mma with every operand in GPU memory: checks, then mma_cuda_device; D in host memory.
+    """tcemu.mma with every operand in GPU memory: checks, then the C++ mma() with DeviceOperands; D in host memory.
     The DLPack tensors taken on the way are given back to their producers when it returns or
     raises (not later, with the traceback)."""
     held = []

@@ -1,6 +1,6 @@
 """tcemu.mma / dot / instructions: whole GEMMs and single dot products through an MMA
-instruction of the catalog, bit-identical to the C++ mma() / mma_dot(); with device="cuda",
-computed by the emulator on a CUDA GPU (the C++ mma_cuda, docs/gpu-emulation.md)."""
+instruction of the catalog, bit-identical to the C++ mma(problem, exec); with device="cuda",
+computed by the emulator on a CUDA GPU (the C++ mma() with a CUDA Exec, docs/gpu-emulation.md)."""
 
 import difflib
 
@@ -133,14 +133,14 @@ def mma(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype=
 def mma_params(a, b, c=None, *, params, atype, btype, instr_k=None, stype=None, scale_block=0, scale_a=None,
                scale_b=None, promote_every=0, negate_a=False, negate_b=False, scale_d=True, scale_input_d=None,
                device="cpu"):
-    """D = A*B + C through explicit datapath parameters (the C++ mma_params): `params` is a dict
+    """D = A*B + C through explicit datapath parameters (the C++ mma() with MmaInstr(params, instr_k)): `params` is a dict
     with the fields of tcemu::DatapathParams (kind t_fdpa / st_fdpa / gst_fdpa / integer, L, F,
     e_zero, rounding rz_f32 / rne_f16 / rz_e8m13, c_entry fused / rne_f32_after /
     rne_after_instruction, group, satfinite, widen_to_f16, kpair_halves, positive_zero; missing
     keys keep the defaults), as instructions() rows give them under "params". K is consumed in
     instructions of instr_k terms (default: params L). Block-scaled kinds take stype, scale_block
     and the scales as mma(). device: "cpu", or "cuda" / "cuda:N" for the emulator on that GPU
-    (mma_params_cuda; operands in host memory)."""
+    (operands in host memory)."""
     dev = _device.device_arg(device)
     for n, v in (("a", a), ("b", b), ("c", c), ("scale_a", scale_a), ("scale_b", scale_b)):
         if v is not None and _device.is_cuda_array(v):

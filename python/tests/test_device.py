@@ -3,7 +3,7 @@
 Without a usable CUDA GPU (no CUDA backend in the build, or no driver / GPU): device="cpu" is
 the default bit for bit; bad device names and device="cuda" raise errors that say why; objects
 in GPU memory (here fakes exposing __cuda_array_interface__) are checked and routed to the
-device-operand path (mma_cuda_device) without being copied, which then reports that it cannot
+device-operand path (the C++ mma() with DeviceOperands) without being copied, which then reports that it cannot
 run. With a usable GPU: random problems of every datapath family of the catalog, computed with
 device="cuda", against device="cpu", bit for bit (and CuPy / torch CUDA operands where present).
 """
@@ -185,7 +185,7 @@ def test_cuda_array_with_device_cpu_says_to_pass_device_cuda():
 
 @needs_no_gpu
 def test_cuda_arrays_are_read_in_place_by_the_device_path():
-    # Routed to mma_cuda_device: the interface was read, nothing was copied to the host (a fake
+    # Routed to the device-operand mma(): the interface was read, nothing was copied to the host (a fake
     # has no host data: the host path would raise TypeError), and the backend said why it cannot run.
     for c in (FakeCuda((64, 24), "<u4"), FakeCuda((64, 24), "<f4"), None):
         a, b, _ = fakes_wgmma()
@@ -287,7 +287,7 @@ class HostBacked(FakeCuda):
 
 def host_stand_in(arch, instr, atype, btype, dtype, stype, A, B, C, SA, SB, M, N, K, pe, na, nb, sd, sid, dev):
     """mma_device_codes computed on the CPU from the (pointer, itemsize, count) triples, read as
-    the C++ mma_cuda_device reads them: A M x K, B K x N, C M x N, scales M x K/block and
+    the C++ mma() reads DeviceOperands: A M x K, B K x N, C M x N, scales M x K/block and
     N x K/block, all row-major."""
     import ctypes
 

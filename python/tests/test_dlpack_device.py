@@ -2,7 +2,7 @@
 __dlpack_device__, no __cuda_array_interface__: JAX arrays on a GPU).
 
 Without a GPU: made-up DLPack producers (dlpack_fakes.py) saying kDLCUDA are routed to the
-device path (mma_cuda_device), which reports that it cannot run; their content is checked on
+device path (the C++ mma() with DeviceOperands), which reports that it cannot run; their content is checked on
 the host with clean errors; their tensors are given back (the deleter called once) whatever
 happens; a capsule of host memory is refused even when __dlpack_device__ says CUDA. The layout
 the device path hands over is computed by a CPU stand-in of mma_device_codes reading the

@@ -1,4 +1,4 @@
-"""tcemu.mma and tcemu.dot against `tcemu dot` (the C++ library's mma_dot through the
+"""tcemu.mma and tcemu.dot against `tcemu dot` (the C++ library's M = N = 1 mma() through the
 command line), on random operands of every kind of datapath: each element of D is one dot
 product, so every (row, column) of a random GEMM becomes one line of `tcemu dot`."""
 
@@ -123,7 +123,7 @@ def test_large_gemm_tiles_match_single_tiles():
 
 
 def test_threads_give_the_same_d(cli):
-    """D is the same for every thread count (mma_parallel.hpp), and the threaded default equals
+    """D is the same for every thread count (the C++ mma() with Exec{threads}), and the threaded default equals
     `tcemu dot` on a sample of its elements."""
     e = pick("sm_90a", CASES[0][1])
     rng = np.random.default_rng(8)

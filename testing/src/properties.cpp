@@ -270,8 +270,11 @@ PropertyResult dot_agrees_with(std::string_view arch, std::string_view ptx, cons
       in.sa = **gs;
       in.sb = **gs;
     }
-    const MmaResult want = mma_dot(e, in.a.bits, in.b.bits, in.c.bits, in.sa.bits, in.sb.bits, d.mma);
-    if (want.D.empty()) throw std::runtime_error("tcemu::mma_dot: " + want.error);
+    const uint64_t C[1] = {in.c.bits};
+    const MmaResult want = mma(make_problem(e, 1, 1, static_cast<int>(in.a.bits.size()), in.a.bits, in.b.bits, C,
+                                            in.sa.bits, in.sb.bits, d.mma),
+                               Exec{1});
+    if (want.D.empty()) throw std::runtime_error("tcemu::mma: " + want.error);
     const uint64_t got = fn(in);
     if (codes_match(acc, want.D[0], got, o.nan_aware)) return std::nullopt;
     Counterexample ce;

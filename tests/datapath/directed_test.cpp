@@ -40,7 +40,8 @@ uint64_t one_dot(const InstrEntry& e, std::vector<uint64_t> a, std::vector<uint6
                  std::vector<uint64_t> sa = {}, std::vector<uint64_t> sb = {}, MmaOptions opt = {}) {
   a.resize(std::max<size_t>(a.size(), static_cast<size_t>(e.K)), 0);
   b.resize(a.size(), 0);
-  MmaResult r = mma_dot(e, a, b, c, sa, sb, opt);
+  const uint64_t C[1] = {c};
+  MmaResult r = mma(make_problem(e, 1, 1, static_cast<int>(a.size()), a, b, C, sa, sb, opt), Exec{1});
   EXPECT_TRUE(r.error.empty()) << r.error;
   if (r.D.empty()) return ~uint64_t{0};
   // The code-level API and the reference model agree with the whole-matrix path.
@@ -297,11 +298,11 @@ TEST(Mma, TilingAndNegation) {
   for (auto& v : B) v = (next() & 0x3FFF) | ((next() & 1) << 15);
   for (auto& v : C) v = f32(static_cast<double>(next() % 1000) - 500);
   MmaProblem p{M, N, K, Fmt::f16, Fmt::f16, A, B, C, std::nullopt, 0, {}, {}};
-  MmaResult r = mma(e, p);
+  MmaResult r = mma(p.with(e), Exec{1});
   ASSERT_TRUE(r.error.empty()) << r.error;
   MmaOptions neg;
   neg.negate_a = true;
-  MmaResult rn = mma(e, p, neg);
+  MmaResult rn = mma(p.with(e, neg), Exec{1});
   for (int m = 0; m < M; ++m)
     for (int n = 0; n < N; ++n) {
       std::vector<uint64_t> a(A.begin() + m * K, A.begin() + (m + 1) * K), b(K), an(K);
@@ -313,7 +314,7 @@ TEST(Mma, TilingAndNegation) {
       EXPECT_EQ(rn.D[m * N + n], ref::fdpa_dot(e.params, Fmt::f16, Fmt::f16, an, b, C[m * N + n]));
     }
   p.K = 40;  // not a multiple of 16
-  EXPECT_FALSE(mma(e, p).error.empty());
+  EXPECT_FALSE(mma(p.with(e), Exec{1}).error.empty());
 }
 
 }  // namespace

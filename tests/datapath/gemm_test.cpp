@@ -7,7 +7,7 @@
 #include <random>
 
 #include "tcemu/gemm.hpp"
-#include "tcemu/mma_parallel.hpp"
+#include "tcemu/mma.hpp"
 
 namespace {
 
@@ -61,8 +61,8 @@ TEST(Gemm, ForwardSplitIsChunksAddedInF32) {
   for (int m = 0; m < f.M; ++m)
     for (int k = 0; k < f.K; ++k) (k < 128 ? A0 : A1).push_back(f.A[static_cast<size_t>(m * f.K + k)]);
   const std::span<const uint64_t> B(f.B);
-  const MmaResult p0 = mma(e, make_problem(e, f.M, f.N, 128, A0, B.subspan(0, 128 * 8), zeros));
-  const MmaResult p1 = mma(e, make_problem(e, f.M, f.N, 192, A1, B.subspan(128 * 8), zeros));
+  const MmaResult p0 = mma(make_problem(e, f.M, f.N, 128, A0, B.subspan(0, 128 * 8), zeros), Exec{1});
+  const MmaResult p1 = mma(make_problem(e, f.M, f.N, 192, A1, B.subspan(128 * 8), zeros), Exec{1});
   ASSERT_TRUE(p0.error.empty() && p1.error.empty());
   for (size_t i = 0; i < r.D.size(); ++i)
     EXPECT_EQ(r.D[i], f32_add(static_cast<uint32_t>(p0.D[i]), static_cast<uint32_t>(p1.D[i]))) << i;

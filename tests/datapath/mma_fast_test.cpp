@@ -162,11 +162,11 @@ int check_case(const Case& cs, const MmaOptions& opt, int& reported, const Datap
     ADD_FAILURE() << "fast path declined " << cs.e->arch << " " << cs.e->ptx << " (" << describe(p) << ")";
     return 1;
   }
-  const MmaResult via = params ? mma_params(p, pr, cs.e->K, opt) : mma(*cs.e, pr, opt);
+  const MmaResult via = params ? mma(pr.with({p, cs.e->K}, opt), Exec{1}) : mma(pr.with(*cs.e, opt), Exec{1});
   // mma_params' own generic loop (the fast path switched off): guards against the two
   // drifting apart as the generic loop changes.
   detail::disable_fast_path(true);
-  const MmaResult generic = params ? mma_params(p, pr, cs.e->K, opt) : mma(*cs.e, pr, opt);
+  const MmaResult generic = params ? mma(pr.with({p, cs.e->K}, opt), Exec{1}) : mma(pr.with(*cs.e, opt), Exec{1});
   detail::disable_fast_path(false);
   if (!via.error.empty() || !generic.error.empty()) {
     ADD_FAILURE() << via.error << generic.error;

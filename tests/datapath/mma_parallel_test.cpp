@@ -1,4 +1,4 @@
-// The threaded whole-matrix MMA (mma_parallel.hpp) against the single-threaded mma(): every D
+// The threaded whole-matrix MMA (mma() with Exec{t}, mma_parallel.cpp) against mma() on one thread: every D
 // element equal bit for bit for 1, 2, 3 and 7 threads, on shapes that do not divide into the
 // tiles evenly (M not a multiple of the instruction's M or of the thread count, odd N), for one
 // catalog entry of every distinct datapath (T-FDPA, ST-FDPA, GST-FDPA block-scaled, integer,
@@ -20,7 +20,7 @@
 #include "kernel_builds.hpp"
 #include "random_operands.hpp"
 #include "tcemu/catalog.hpp"
-#include "tcemu/mma_parallel.hpp"
+#include "tcemu/mma.hpp"
 
 namespace tcemu {
 namespace {
@@ -95,14 +95,14 @@ std::set<DatapathKind> check_all(uint64_t seed, const Check& how) {
     const Problem p = random_problem(*e, M, N, 1 + static_cast<int>(r() % 3), r);
     const MmaOptions opt = random_options(*e, r);
     if (generic) detail::disable_fast_path(true);
-    const MmaResult want = mma(*e, p.view(), opt);
+    const MmaResult want = mma(p.view().with(*e, opt), Exec{1});
     if (!want.error.empty()) {
       detail::disable_fast_path(false);
       ADD_FAILURE() << e->ptx << ": " << want.error;
       continue;
     }
     for (int t : how.threads) {
-      const MmaResult got = mma(*e, p.view(), opt, Exec{t});
+      const MmaResult got = mma(p.view().with(*e, opt), Exec{t});
       ++problems;
       if (got.D != want.D) {
         ++bad;
@@ -172,15 +172,15 @@ TEST(MmaParallel, MalformedProblemsGetTheSingleThreadedError) {
   Rng r(5);
   Problem p = random_problem(e, 70, 9, 2, r);
   p.A.pop_back();
-  const MmaResult one = mma(e, p.view(), {});
+  const MmaResult one = mma(p.view().with(e), Exec{1});
   ASSERT_FALSE(one.error.empty());
-  EXPECT_EQ(mma(e, p.view(), {}, Exec{3}).error, one.error);
-  EXPECT_TRUE(mma(e, p.view(), {}, Exec{3}).D.empty());
+  EXPECT_EQ(mma(p.view().with(e), Exec{3}).error, one.error);
+  EXPECT_TRUE(mma(p.view().with(e), Exec{3}).D.empty());
   Problem q = random_problem(e, 70, 9, 2, r);
   MmaOptions bad;
   bad.scale_input_d = 16;  // found by every tile
-  EXPECT_EQ(mma(e, q.view(), bad, Exec{3}).error, mma(e, q.view(), bad).error);
-  EXPECT_THROW(mma(e, q.view(), {}, Exec{-1}), std::invalid_argument);
+  EXPECT_EQ(mma(q.view().with(e, bad), Exec{3}).error, mma(q.view().with(e, bad), Exec{1}).error);
+  EXPECT_THROW(mma(q.view().with(e), Exec{-1}), std::invalid_argument);
 }
 
 TEST(MmaParallel, ProgressReachesTheTotal) {
@@ -189,13 +189,13 @@ TEST(MmaParallel, ProgressReachesTheTotal) {
   const Problem p = random_problem(e, 200, 17, 2, r);
   double last = -1, total = 0;
   int calls = 0;
-  const MmaResult got = mma(e, p.view(), {}, Exec{2}, [&](double done, double all) {
+  const MmaResult got = mma(p.view().with(e), Exec{2}, [&](double done, double all) {
     EXPECT_GT(done, last);
     last = done;
     total = all;
     ++calls;
   });
-  EXPECT_EQ(got.D, mma(e, p.view(), {}).D);
+  EXPECT_EQ(got.D, mma(p.view().with(e), Exec{1}).D);
   EXPECT_GT(calls, 1);
   EXPECT_EQ(last, 200.0 * 17 * 32);
   EXPECT_EQ(total, last);

@@ -41,11 +41,11 @@ struct Runs {
 
 Runs run_all(const InstrEntry& e, const MmaProblem& pr, const MmaOptions& opt) {
   Runs r;
-  r.fast_mma = mma(e, pr, opt);
-  r.fast_params = mma_params(e.params, pr, e.K, opt);
+  r.fast_mma = mma(pr.with(e, opt), Exec{1});
+  r.fast_params = mma(pr.with({e.params, e.K}, opt), Exec{1});
   detail::disable_fast_path(true);
-  r.generic_mma = mma(e, pr, opt);
-  r.generic_params = mma_params(e.params, pr, e.K, opt);
+  r.generic_mma = mma(pr.with(e, opt), Exec{1});
+  r.generic_params = mma(pr.with({e.params, e.K}, opt), Exec{1});
   detail::disable_fast_path(false);
   return r;
 }

@@ -176,7 +176,7 @@ TEST(GoldenCommittedSet, IndexCoversEveryCatalogEntryOnce) {
   EXPECT_EQ(seen.size(), catalog().size()) << "catalog entries without committed cases (regenerate golden/sets)";
 }
 
-// Every catalog entry, through its own parameters (mma_dot with that entry), reproduces every
+// Every catalog entry, through its own parameters (the M = N = 1 mma through that entry), reproduces every
 // D element of every case the index names for it: at least 256 dot products per entry, over
 // every distribution, bit for bit. A regression guard per entry (the cases were generated
 // from these entries); it also proves the index names the right cases for each entry.
@@ -212,7 +212,8 @@ TEST(GoldenCommittedSet, RegressionEveryCatalogEntryReproducesItsCases) {
               sa.push_back(c.operands.at("scale_A").at(m, j));
               sb.push_back(c.operands.at("scale_B").at(n, j));
             }
-          const MmaResult r = mma_dot(e, a, b, c.operands.at("C").at(m, n), sa, sb);
+          const uint64_t C[1] = {c.operands.at("C").at(m, n)};
+          const MmaResult r = mma(make_problem(e, 1, 1, static_cast<int>(K), a, b, C, sa, sb), Exec{1});
           ASSERT_TRUE(r.error.empty()) << e.arch << " " << e.ptx << ": " << r.error;
           ++dots;
           if (r.D[0] != c.expected.at(m, n) && diff++ == 0) first = name + " (" + std::to_string(m) + ", " + std::to_string(n) + ")";

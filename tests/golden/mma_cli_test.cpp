@@ -221,7 +221,7 @@ TEST(MmaCli, ProgressBarOnlyOnATerminal) {
   io::write_npy(a, io::make_npy("|u1", {256, 64}, std::vector<uint64_t>(256 * 64, 0x38)));
   io::write_npy(b, io::make_npy("|u1", {64, 64}, std::vector<uint64_t>(64 * 64, 0x38)));
   const std::string cmd = std::string(TCEMU_CLI) + " mma --arch sm_90a --instr wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 " +
-                          a + " " + b + " -o " + d;
+                          a + " " + b + " --order-b col -o " + d;
   const std::string err = (dir / "err.txt").string();
   ASSERT_EQ(tcemu("mma --help > /dev/null; " + cmd + " 2> " + err + " > /dev/null").status, 0);
   std::ifstream e(err);
@@ -250,6 +250,9 @@ TEST(MmaCli, BadInputExitsTwoNamingTheProblem) {
   const std::string f32 = (dir / "f.npy").string(), kbad = (dir / "k.npy").string(), fp4 = (dir / "fp4.npy").string();
   io::write_npy(f32, io::make_npy("<f4", {64, 32}, std::vector<uint64_t>(64 * 32, 0)));
   io::write_npy(kbad, io::make_npy("|u1", {8, 48}, std::vector<uint64_t>(8 * 48, 0)));
+  const std::string sq = (dir / "sq.npy").string(), kxn = (dir / "kxn.npy").string();
+  io::write_npy(sq, io::make_npy("|u1", {32, 32}, std::vector<uint64_t>(32 * 32, 0x38)));
+  io::write_npy(kxn, io::make_npy("|u1", {32, 8}, std::vector<uint64_t>(32 * 8, 0x38)));
   io::write_npy(fp4, io::make_npy("|u1", {128, 64}, std::vector<uint64_t>(128 * 64, 0x1F)));
   std::ofstream(dir / "junk.npy") << "not a numpy file";
   const Bad bad[] = {
@@ -257,6 +260,8 @@ TEST(MmaCli, BadInputExitsTwoNamingTheProblem) {
       {e4m3 + (dir / "junk.npy").string() + " " + b + " -o " + d, "junk.npy"},
       {e4m3 + f32 + " " + b + " -o " + d, "--from-values"},
       {e4m3 + a + " " + kbad + " -o " + d, "K differ"},
+      {e4m3 + a + " " + sq + " -o " + d, "B is square (32 x 32), so its shape cannot say how it is stored"},
+      {e4m3 + a + " " + kxn + " -o " + d, "stored K x N, as NumPy's a @ b? then give --order-b row"},
       {e4m3 + "--from-values " + a + " " + b + " -o " + d, "--from-values reads"},
       {e4m3 + "--round rz " + a + " " + b + " -o " + d, "--from-values only"},
       {e4m3 + "--no-scale-d " + a + " " + b + " " + a + " -o " + d, "--no-scale-d"},

@@ -363,7 +363,7 @@ Backend emulating_backend(const tcemu::InstrEntry& e) {
       p.scale_block = e.scale_block;
       p.sa = sa, p.sb = sb;
     }
-    tcemu::MmaResult r = tcemu::mma(e, p);
+    tcemu::MmaResult r = tcemu::mma(p.with(e), tcemu::Exec{1});
     if (!r.error.empty()) throw std::runtime_error(r.error);
     return r.D;
   };

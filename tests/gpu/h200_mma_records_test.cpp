@@ -281,7 +281,7 @@ Tally run_catalog(const MmaRecord& r, const InstrEntry& e, bool pos_zero, int e_
   if (e_zero_override != 0) p.e_zero = e_zero_override;
   const uint64_t neg_zero = r.fd == "f16" ? 0x8000 : 0x80000000;
   for (const MmaTile& tile : r.tiles) {
-    const MmaResult res = e_zero_override != 0 ? mma_params(p, problem(r, tile), e.K, opt) : mma(e, problem(r, tile), opt);
+    const MmaResult res = e_zero_override != 0 ? mma(problem(r, tile).with({p, e.K}, opt), Exec{1}) : mma(problem(r, tile).with(e, opt), Exec{1});
     if (!res.error.empty()) {
       t.error = "tile " + std::to_string(tile.index) + ": " + res.error;
       return t;

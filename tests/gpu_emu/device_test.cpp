@@ -3,7 +3,7 @@
 //    everywhere): one line saying why, the same text in MmaResult::error, problems checked
 //    as mma() checks them;
 //  - GpuEmuDevice: mma_cuda against mma() (threaded CPU) on random problems of every catalog
-//    family and option set, and mma_cuda_device on codes of every item size; skipped where
+//    family and option set, and mma() with DeviceOperands on codes of every item size; skipped where
 //    cuda_status(0).usable is false.
 #include <gtest/gtest.h>
 
@@ -13,7 +13,6 @@
 
 #include "emu_cases.hpp"
 #include "tcemu/mma_cuda.hpp"
-#include "tcemu/mma_parallel.hpp"
 
 namespace tcemu {
 namespace {
@@ -43,22 +42,24 @@ TEST(GpuEmuStatus, ErrorsComeBackInTheResult) {
   const InstrEntry& e = entry("sm_90a", "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16");
   test::Rng r(3);
   const test::OwnedProblem pb = test::random_problem(e, 4, 4, 2, test::Dist::normal, r);
-  const MmaResult ok = mma_cuda(e, pb.view());
+  const MmaResult ok = mma(pb.view().with(e), Exec{.device = DeviceSpec::cuda()});
   EXPECT_TRUE(ok.D.empty());
   EXPECT_EQ(ok.error, s.why_not);
   // A bad problem: with the backend built, the error is mma()'s, before any device is asked.
   MmaProblem bad = pb.view();
   bad.K = 24;
-  const MmaResult cpu = mma(e, bad), gpu = mma_cuda(e, bad);
+  const MmaResult cpu = mma(bad.with(e), Exec{1}), gpu = mma(bad.with(e), Exec{.device = DeviceSpec::cuda()});
   EXPECT_FALSE(cpu.error.empty());
   EXPECT_TRUE(gpu.D.empty());
   EXPECT_EQ(gpu.error, s.built ? cpu.error : s.why_not);
-  MmaDeviceProblem dp;
+  DeviceOperands ops;
+  ops.A = {reinterpret_cast<const void*>(16), 3, 64};
+  ops.B = {reinterpret_cast<const void*>(16), 2, 64};
+  MmaProblem dp;
   dp.M = dp.N = 4;
   dp.K = 16;
-  dp.A = {reinterpret_cast<const void*>(16), 3, 64};
-  dp.B = {reinterpret_cast<const void*>(16), 2, 64};
-  const MmaResult dev = mma_cuda_device(e, dp);
+  dp.device_operands = &ops;
+  const MmaResult dev = mma(dp.with(e), Exec{.device = DeviceSpec::cuda()});
   EXPECT_TRUE(dev.D.empty());
   EXPECT_EQ(dev.error, s.built ? "A: item size must be 1, 2, 4 or 8 bytes" : s.why_not);
 }
@@ -78,8 +79,8 @@ TEST_F(GpuEmuDevice, EveryFamilyAndOptionAgreesWithMma) {
     for (const auto& [what, opt] : test::option_sets(*e)) {
       const test::Dist d = test::kDists[r() % std::size(test::kDists)];
       const test::OwnedProblem pb = test::random_problem(*e, 67, 45, instrs, d, r);
-      const MmaResult want = mma(*e, pb.view(), opt, Exec{});
-      const MmaResult got = mma_cuda(*e, pb.view(), opt);
+      const MmaResult want = mma(pb.view().with(*e, opt), Exec{});
+      const MmaResult got = mma(pb.view().with(*e, opt), Exec{.device = DeviceSpec::cuda()});
       ASSERT_EQ(got.error, "") << e->ptx;
       ASSERT_EQ(got.D.size(), want.D.size());
       size_t bad = 0;
@@ -111,24 +112,20 @@ TEST_F(GpuEmuDevice, DeviceOperandsOfEveryItemSize) {
   const InstrEntry& e = *scaled;
   test::Rng r(9);
   const test::OwnedProblem pb = test::random_problem(e, 33, 40, 4, test::Dist::normal, r);
-  const MmaResult want = mma(e, pb.view());
+  const MmaResult want = mma(pb.view().with(e), Exec{1});
   for (int itemsize : {1, 2, 4, 8}) {
     const int csize = itemsize < 4 ? 4 : itemsize;  // C holds f32 codes
     DeviceArray A(pb.A, itemsize), B(pb.B, itemsize), C(pb.C, csize), sa(pb.sa, itemsize), sb(pb.sb, itemsize);
-    MmaDeviceProblem dp;
-    dp.M = pb.M;
-    dp.N = pb.N;
-    dp.K = pb.K;
-    dp.atype = e.atype;
-    dp.btype = e.btype;
-    dp.A = {A.p, itemsize, pb.A.size()};
-    dp.B = {B.p, itemsize, pb.B.size()};
-    dp.C = {C.p, csize, pb.C.size()};
-    dp.scale_type = e.scale_type;
-    dp.scale_block = e.scale_block;
-    dp.sa = {sa.p, itemsize, pb.sa.size()};
-    dp.sb = {sb.p, itemsize, pb.sb.size()};
-    const MmaResult got = mma_cuda_device(e, dp);
+    DeviceOperands ops;
+    ops.A = {A.p, itemsize, pb.A.size()};
+    ops.B = {B.p, itemsize, pb.B.size()};
+    ops.C = {C.p, csize, pb.C.size()};
+    ops.sa = {sa.p, itemsize, pb.sa.size()};
+    ops.sb = {sb.p, itemsize, pb.sb.size()};
+    MmaProblem dp = pb.view().with(e);
+    dp.A = dp.B = dp.C = dp.sa = dp.sb = {};
+    dp.device_operands = &ops;
+    const MmaResult got = mma(dp, Exec{.device = DeviceSpec::cuda()});
     ASSERT_EQ(got.error, "");
     EXPECT_EQ(got.D, want.D) << "item size " << itemsize;
   }

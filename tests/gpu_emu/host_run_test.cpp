@@ -97,7 +97,7 @@ TEST(GpuEmuHost, EveryFamilyAndOptionAgreesWithMma) {
     for (const auto& [what, opt] : test::option_sets(*e)) {
       const test::Dist d = test::kDists[r() % std::size(test::kDists)];
       const test::OwnedProblem pb = test::random_problem(*e, 17, 19, instrs, d, r);
-      const MmaResult want = mma(*e, pb.view(), opt);
+      const MmaResult want = mma(pb.view().with(*e, opt), Exec{1});
       ASSERT_EQ(want.error, "") << e->ptx << " " << what;
       for (bool tiled : {true, false}) {
         const std::vector<uint64_t> got = host_run(*e, pb.view(), opt, tiled);
@@ -119,7 +119,7 @@ TEST(GpuEmuHost, StFdpaScaleRunsOfEveryLengthAgreeWithMma) {
   for (const InstrEntry* e : test::family_entries()) {
     if (e->params.kind != DatapathKind::st_fdpa) continue;
     const test::OwnedProblem pb = test::random_problem(*e, 17, 19, std::max(2, 192 / e->K), test::Dist::normal, r);
-    const MmaResult want = mma(*e, pb.view());
+    const MmaResult want = mma(pb.view().with(*e), Exec{1});
     ASSERT_EQ(want.error, "") << e->ptx;
     const detail::ProblemShape s = detail::shape_of(pb.view());
     cuda_detail::Plan pl = cuda_detail::make_plan(e->params, s, e->K, MmaOptions{});
@@ -158,7 +158,7 @@ TEST(GpuEmuHost, StFdpaScaleRunsWithinAStep) {
     for (uint64_t& c : *v) c = pb.sa[r() % pb.sa.size()];  // codes of the entry's scale format
   pr.sa = sa;
   pr.sb = sb;
-  const MmaResult want = mma_params(e->params, pr, e->K);
+  const MmaResult want = mma(pr.with({e->params, e->K}), Exec{1});
   ASSERT_EQ(want.error, "");
   cuda_detail::Plan pl = cuda_detail::make_plan(e->params, detail::shape_of(pr), e->K, MmaOptions{});
   ASSERT_EQ(pl.chain.srun, 8);

@@ -67,7 +67,7 @@ Gemm make(const char* arch, const char* ptx, std::optional<tcemu::Fmt> stype = s
 
 void run_gemm(benchmark::State& state, const Gemm& g) {
   for (auto _ : state) {
-    tcemu::MmaResult r = tcemu::mma(*g.e, g.p);
+    tcemu::MmaResult r = tcemu::mma(g.p.with(*g.e), tcemu::Exec{1});
     if (!r.error.empty()) state.SkipWithError(r.error.c_str());
     benchmark::DoNotOptimize(r.D.data());
   }

@@ -1,6 +1,6 @@
 // Real-size GEMMs (issue 16): emulated multiply-adds per second of mma() on a 512^3 GEMM per
 // core (Exec{1}) for the entries users run most, the plain f32 triple loop beside them, and
-// the threaded mma (mma_parallel.hpp) on 1024^3 with 1, 2, 4 and 16 threads. Per-core rates
+// the threaded mma (mma() with Exec{t}) on 1024^3 with 1, 2, 4 and 16 threads. Per-core rates
 // are per CPU-second (Google Benchmark's default for kIsRate counters); the thread-scaling
 // benchmarks use real time (UseRealTime), so their MAC/s is wall-clock throughput.
 //
@@ -17,7 +17,7 @@
 #include "../../emulator/src/converter_isa.hpp"
 #include "plain_gemm.hpp"
 #include "tcemu/catalog.hpp"
-#include "tcemu/mma_parallel.hpp"
+#include "tcemu/mma.hpp"
 
 namespace {
 
@@ -88,7 +88,7 @@ Gemm make(const Pick& pk, int dim) {
 
 void run_gemm(benchmark::State& state, const Gemm& g, int threads) {
   for (auto _ : state) {
-    tcemu::MmaResult r = tcemu::mma(*g.e, g.p, {}, tcemu::Exec{threads});
+    tcemu::MmaResult r = tcemu::mma(g.p.with(*g.e), tcemu::Exec{threads});
     if (!r.error.empty()) state.SkipWithError(r.error.c_str());
     benchmark::DoNotOptimize(r.D.data());
   }

@@ -1,8 +1,13 @@
 // The .npy operand helpers of cli_operands.hpp.
 #include "cli_operands.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <cstring>
+#include <functional>
+
+#include "tcemu/parallel.hpp"
 
 #include "cli_util.hpp"
 
@@ -23,6 +28,27 @@ std::pair<size_t, size_t> logical_shape(const io::NpyArray& a, const std::string
   return col ? std::pair{a.shape[1], a.shape[0]} : std::pair{a.shape[0], a.shape[1]};
 }
 
+// body(i0, i1) for consecutive ranges covering [0, n), on every core (the per-element work of
+// reading and writing operands, which would otherwise be the serial part of a long run). An
+// exception is that of the lowest range that threw (parallel_for), so the first bad element
+// is reported whatever the thread count.
+void for_ranges(size_t n, const std::function<void(size_t, size_t)>& body) {
+  constexpr size_t kRange = size_t{1} << 16;
+  parallel_for((n + kRange - 1) / kRange, Exec{}, [&](size_t c) { body(c * kRange, std::min(n, (c + 1) * kRange)); });
+}
+
+// dst (rows x cols, row-major) = the transpose of src (cols x rows, row-major), in blocks of
+// 64 x 64 (cache-sized), blocks of rows on every core.
+void transpose(const uint64_t* src, uint64_t* dst, size_t rows, size_t cols) {
+  constexpr size_t kB = 64;
+  parallel_for((rows + kB - 1) / kB, Exec{}, [&](size_t rb) {
+    const size_t r0 = rb * kB, r1 = std::min(rows, r0 + kB);
+    for (size_t c0 = 0; c0 < cols; c0 += kB)
+      for (size_t r = r0; r < r1; ++r)
+        for (size_t c = c0; c < std::min(cols, c0 + kB); ++c) dst[r * cols + c] = src[c * rows + r];
+  });
+}
+
 // Storage (.npy order) to logical row-major.
 Matrix to_logical(std::vector<uint64_t> storage, size_t rows, size_t cols, bool col) {
   Matrix m{rows, cols, {}};
@@ -31,8 +57,7 @@ Matrix to_logical(std::vector<uint64_t> storage, size_t rows, size_t cols, bool 
     return m;
   }
   m.codes.resize(rows * cols);
-  for (size_t c = 0; c < cols; ++c)
-    for (size_t r = 0; r < rows; ++r) m.codes[r * cols + c] = storage[c * rows + r];
+  transpose(storage.data(), m.codes.data(), rows, cols);
   return m;
 }
 
@@ -46,15 +71,21 @@ Matrix read_codes(const std::string& path, const std::string& what, const golden
                      std::to_string(a.item_size()) + "-byte items" +
                      (t.fmt && *t.fmt != Fmt::s32 && a.descr[1] == 'f' ? " (values? then give --from-values)" : ""));
   std::vector<uint64_t> s(a.count());
-  for (size_t i = 0; i < s.size(); ++i) {
-    s[i] = a.bits(i);
-    if (!golden::code_in_range(t, s[i]))
-      throw InputError(path + ": element " + std::to_string(i) + " (storage order) is 0x" +
-                       [](uint64_t v) { char b[24]; std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(v)); return std::string(b); }(s[i]) +
-                       ", not a " + t.name + " code");
-  }
+  const size_t item = a.item_size();
+  for_ranges(s.size(), [&](size_t i0, size_t i1) {
+    for (size_t i = i0; i < i1; ++i) {
+      uint64_t v = 0;
+      std::memcpy(&v, a.data.data() + i * item, item);  // little-endian, as NpyArray::bits
+      s[i] = v;
+      if (!golden::code_in_range(t, v))
+        throw InputError(path + ": element " + std::to_string(i) + " (storage order) is 0x" +
+                         [](uint64_t x) { char b[24]; std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(x)); return std::string(b); }(v) +
+                         ", not a " + t.name + " code");
+    }
+  });
   return to_logical(std::move(s), rows, cols, col);
 }
+
 
 std::string side_file(const std::string& out) {
   const std::string ext = ".npy";

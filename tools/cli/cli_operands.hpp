@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,14 @@ struct Matrix {
 
 // The .npy file's 2-D shape: [rows, cols] for row order, [cols, rows] for col order.
 std::pair<size_t, size_t> logical_shape(const io::NpyArray& a, const std::string& path, bool col);
+
+// body(i0, i1) for consecutive ranges covering [0, n), on every core; an exception is that of
+// the lowest range that threw, so the first bad element is reported whatever the thread count.
+void for_ranges(size_t n, const std::function<void(size_t, size_t)>& body);
+
+// dst (rows x cols, row-major) = the transpose of src (cols x rows, row-major), in 64 x 64
+// blocks, blocks of rows on every core.
+void transpose(const uint64_t* src, uint64_t* dst, size_t rows, size_t cols);
 
 // Storage (.npy order) to logical row-major.
 Matrix to_logical(std::vector<uint64_t> storage, size_t rows, size_t cols, bool col);

@@ -131,7 +131,8 @@ int run_dot(const DotArgs& a) {
                          std::to_string(e.scale_block) + " elements), found " + std::to_string(sa.size()) + " and " +
                          std::to_string(sb.size()));
     }
-    const MmaResult r = mma_dot(e, A, B, c, sa, sb, opt);
+    const uint64_t C[1] = {c};
+    const MmaResult r = mma(make_problem(e, 1, 1, static_cast<int>(A.size()), A, B, C, sa, sb, opt), Exec{1});
     if (!r.error.empty()) throw InputError(where + ": " + r.error);
     std::cout << to_hex(acc, r.D[0]) << "\n";
   }

@@ -223,7 +223,7 @@ int run_gen(const GenArgs& g) {
     compute = [gpu_lock = std::make_shared<std::mutex>(), index = dev.index](const InstrEntry& e, const MmaProblem& p,
                                                                             const MmaOptions& o) {
       const std::lock_guard<std::mutex> hold(*gpu_lock);
-      return mma_cuda(e, p, o, index);
+      return mma(p.with(e, o), Exec{.device = DeviceSpec::cuda(index)});
     };
   for (int i = 0; i < g.cases; ++i) {
     const uint64_t seed = g.seed + static_cast<uint64_t>(i);

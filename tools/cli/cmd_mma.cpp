@@ -1,6 +1,8 @@
 // tcemu mma: the whole-matrix MMA of a catalog instruction on the user's own operands (.npy),
 // on every core. Storage orders as in `tcemu golden gen` (docs/golden.md): A row-major M x K,
 // B column-major (stored N x K), C and D row-major M x N, scales M x K/block and N x K/block.
+// A square B.npy without --order-b is refused: its shape cannot tell N x K (this command's
+// default) from K x N (NumPy's `a @ b`, and tcemu.mma's B).
 // Operands are codes, or with --from-values f32/f16/bf16 values converted first. D is written
 // as codes (the golden file's dtypes), with --values also as f32 (f64 for s32) values, and a
 // JSON side file says what was computed. --device cuda computes D with the emulator's CUDA
@@ -15,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -25,7 +28,8 @@
 #include "commands.hpp"
 #include "tcemu/catalog.hpp"
 #include "tcemu/convert.hpp"
-#include "tcemu/mma_parallel.hpp"
+#include "tcemu/mma.hpp"
+#include "tcemu/parallel.hpp"
 #include "tcemu_golden/golden.hpp"
 #include "tcemu_golden/npy.hpp"
 
@@ -38,6 +42,7 @@ struct MmaArgs {
   std::string arch, instr, atype, btype, dtype, stype;
   std::string a, b, c, scale_a, scale_b, out;
   std::string order_a = "row", order_b = "col", order_c = "row", order_d = "row";
+  bool order_b_given = false;  // --order-b on the command line
   int promote_every = 0, scale_input_d = -1;
   bool negate_a = false, negate_b = false, no_scale_d = false;
   bool from_values = false, values = false, quiet = false;
@@ -73,7 +78,9 @@ Matrix read_values(const std::string& path, const std::string& what, Fmt to, boo
   std::vector<uint8_t> out(a.count() * db);
   conv.run(a.data.data(), out.data(), a.count());
   std::vector<uint64_t> s(a.count(), 0);
-  for (size_t i = 0; i < s.size(); ++i) std::memcpy(&s[i], &out[i * db], db);
+  for_ranges(s.size(), [&](size_t i0, size_t i1) {
+    for (size_t i = i0; i < i1; ++i) std::memcpy(&s[i], &out[i * db], db);
+  });
   vc.record[what] = {{"from", std::string(info(from).name)},
                      {"to", std::string(info(to).name)},
                      {"round", std::string(to_string(r.options->round))},
@@ -184,9 +191,17 @@ MmaOperands read_operands(const MmaArgs& g, const InstrEntry& e, const Orders& o
   o.A = operand(g.a, "A", e.atype, ord.a);
   o.B = operand(g.b, "B", e.btype, ord.b);
   o.M = o.A.rows, o.K = o.A.cols, o.N = o.B.cols;
+  if (!g.order_b_given && o.B.rows == o.B.cols)
+    throw InputError(g.b + ": B is square (" + std::to_string(o.B.rows) + " x " + std::to_string(o.B.cols) +
+                     "), so its shape cannot say how it is stored: give --order-b col (stored N x K, golden's "
+                     "storage, the default for a B that is not square) or --order-b row (stored K x N, as NumPy's "
+                     "a @ b and tcemu.mma take it)");
   if (o.B.rows != o.K)
     throw InputError("A is " + std::to_string(o.M) + " x " + std::to_string(o.K) + " but B is " +
-                     std::to_string(o.B.rows) + " x " + std::to_string(o.N) + ": their K differ");
+                     std::to_string(o.B.rows) + " x " + std::to_string(o.N) + ": their K differ" +
+                     (!g.order_b_given && o.B.cols == o.K
+                          ? " (B.npy is stored K x N, as NumPy's a @ b? then give --order-b row)"
+                          : ""));
   if (o.K % static_cast<size_t>(e.K) != 0)
     throw InputError("K = " + std::to_string(o.K) + " is not a multiple of the instruction's K = " + std::to_string(e.K));
   o.C = Matrix{o.M, o.N, {}};
@@ -264,14 +279,9 @@ MmaOptions mma_options(const MmaArgs& g) {
 std::vector<uint64_t> compute_d(const MmaArgs& g, const InstrEntry& e, const MmaOperands& ops, const MmaOptions& o,
                                 const DeviceSpec& dev) {
   const MmaProblem p = make_problem(e, static_cast<int>(ops.M), static_cast<int>(ops.N), static_cast<int>(ops.K),
-                                    ops.A.codes, ops.B.codes, ops.C.codes, ops.SA.codes, ops.SB.codes);
-  MmaResult r;
-  if (dev.kind == DeviceSpec::Kind::cuda) {
-    r = mma_cuda(e, p, o, dev.index);
-  } else {
-    ProgressBar bar(!g.quiet && isatty(STDERR_FILENO));
-    r = mma(e, p, o, Exec{}, [&bar](double done, double total) { bar.update(done, total); });
-  }
+                                    ops.A.codes, ops.B.codes, ops.C.codes, ops.SA.codes, ops.SB.codes, o);
+  ProgressBar bar(!g.quiet && isatty(STDERR_FILENO) && dev.kind == DeviceSpec::Kind::cpu);
+  MmaResult r = mma(p, Exec{.device = dev}, [&bar](double done, double total) { bar.update(done, total); });
   if (!r.error.empty())
     throw InputError((dev.kind == DeviceSpec::Kind::cuda ? "mma on " + to_string(dev) + ": " : "mma: ") + r.error);
   return std::move(r.D);
@@ -346,12 +356,13 @@ int run_mma(const MmaArgs& g) {
   for (Matrix* m : {&ops.A, &ops.B, &ops.C, &ops.SA, &ops.SB}) std::vector<uint64_t>().swap(m->codes);  // D alone from here on
 
   // D in its storage order, as codes; optionally as values.
-  std::vector<uint64_t> d(M * N);
-  if (ord.d)
-    for (size_t m = 0; m < M; ++m)
-      for (size_t n = 0; n < N; ++n) d[n * M + m] = rowmajor[m * N + n];
-  else
+  std::vector<uint64_t> d;
+  if (ord.d) {
+    d.resize(M * N);
+    transpose(rowmajor.data(), d.data(), N, M);  // d is N x M
+  } else {
     d = std::move(rowmajor);
+  }
   const ElemType acc_t = golden::elem_type(acc_format(e.dtype));
   const std::vector<size_t> dshape = ord.d ? std::vector<size_t>{N, M} : std::vector<size_t>{M, N};
   io::write_npy(g.out, io::make_npy(golden::npy_descr(acc_t), dshape, d));
@@ -385,7 +396,10 @@ void add_mma_command(CLI::App& app, Runner& run) {
   c->add_option("-o,--output", g->out, "D.npy to write (codes; a JSON side file D.json says what was computed)")
       ->required();
   c->add_option("--order-a", g->order_a, "storage order of A: row or col")->capture_default_str();
-  c->add_option("--order-b", g->order_b, "storage order of B: row or col")->capture_default_str();
+  c->add_option("--order-b", g->order_b,
+                 "storage order of B: col (stored N x K) or row (stored K x N, NumPy's a @ b); required for a "
+                 "square B")
+      ->capture_default_str();
   c->add_option("--order-c", g->order_c, "storage order of C: row or col")->capture_default_str();
   c->add_option("--order-d", g->order_d, "storage order of D: row or col")->capture_default_str();
   c->add_option("--promote-every", g->promote_every, "FP32 promotion every N instructions along K (0 = off)");
@@ -406,7 +420,10 @@ void add_mma_command(CLI::App& app, Runner& run) {
   c->add_option("--cols", g->cols, "only D's columns C0:C1 (as --rows); with --rows, the block of D that any scheduler "
                 "can hand to one job")->type_name("C0:C1");
   c->add_flag("-q,--quiet", g->quiet, "no progress bar, no summary line");
-  c->callback([&run, g] { run = [g] { return run_mma(*g); }; });
+  c->callback([&run, g, c] {
+    g->order_b_given = c->count("--order-b") > 0;
+    run = [g] { return run_mma(*g); };
+  });
 }
 
 }  // namespace tcemu::cli

@@ -26,7 +26,6 @@
 #include "../../emulator/cuda/cuda_plan.hpp"
 #include "golden_pack.hpp"
 #include "tcemu/mma_cuda.hpp"
-#include "tcemu/mma_parallel.hpp"
 
 namespace tcemu::emu_check {
 namespace {
@@ -34,10 +33,10 @@ namespace {
 bool g_host = false;  // --host: the plan run on the host instead of the GPU
 
 MmaResult run_emulated(const InstrEntry& e, const MmaProblem& pr, const MmaOptions& opt) {
-  if (!g_host) return mma_cuda(e, pr, opt);
+  if (!g_host) return mma(pr.with(e, opt), Exec{.device = DeviceSpec::cuda()});
   MmaResult r;
   const detail::ProblemShape s = detail::shape_of(pr);
-  r.error = detail::check_instr_problem(e, s, opt);
+  r.error = detail::check_mma(e, s, opt);
   if (!r.error.empty()) return r;
   const cuda_detail::ProblemCodes in{{pr.A.data(), 8}, {pr.B.data(), 8}, {pr.C.data(), 8}, {pr.sa.data(), 8}, {pr.sb.data(), 8}};
   r.D = cuda_detail::run_plan_on_host(cuda_detail::make_plan(e.params, s, e.K, opt), in, true);
@@ -179,7 +178,7 @@ int check_random(int size, int reps) {
         const MmaResult got = run_emulated(*e, pr, opt);
         t_emu += seconds_since(t0);
         t0 = std::chrono::steady_clock::now();
-        const MmaResult want = mma(*e, pr, opt, Exec{});
+        const MmaResult want = mma(pr.with(*e, opt), Exec{});
         t_cpu += seconds_since(t0);
         const size_t d = got.error.empty() ? differences(got.D, want.D) : want.D.size();
         ++runs;
@@ -233,7 +232,7 @@ int time_gemms(int size, int cpu_size) {
       const MmaResult got = run_emulated(e, pr, {});
       const double te = seconds_since(t0);
       t0 = std::chrono::steady_clock::now();
-      const MmaResult want = mma(e, pr, {}, Exec{});
+      const MmaResult want = mma(pr.with(e), Exec{});
       const double tc = seconds_since(t0);
       if (!got.error.empty() || !want.error.empty()) {
         std::printf("time %s %s %d^3: ERROR %s\n", e.arch.c_str(), e.ptx.c_str(), cpu_size,

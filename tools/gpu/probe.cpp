@@ -386,7 +386,9 @@ DotRunner emulator_runner(const InstrEntry& e) {
     std::vector<uint64_t> out;
     out.reserve(qs.size());
     for (const DotQuery& q : qs) {
-      tcemu::MmaResult r = tcemu::mma_dot(e, q.a, q.b, q.c, q.sa, q.sb);
+      const uint64_t C[1] = {q.c};
+      tcemu::MmaResult r =
+          tcemu::mma(tcemu::make_problem(e, 1, 1, static_cast<int>(q.a.size()), q.a, q.b, C, q.sa, q.sb), tcemu::Exec{1});
       if (!r.error.empty()) throw std::runtime_error(r.error);
       out.push_back(r.D.at(0));
     }

@@ -27,7 +27,7 @@ struct DotQuery {
 // Runs queries, returning one D code each. Throws std::runtime_error when it cannot.
 using DotRunner = std::function<std::vector<uint64_t>(const std::vector<DotQuery>&)>;
 
-// The emulator as a runner (tcemu::mma_dot on the entry).
+// The emulator as a runner (tcemu::mma of the M = N = 1 problem through the entry).
 DotRunner emulator_runner(const tcemu::InstrEntry& e);
 
 struct ProbeResult {

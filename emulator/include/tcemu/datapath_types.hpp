@@ -22,7 +22,7 @@ enum class OutputRounding : uint8_t {
 enum class CEntry : uint8_t {
   fused,          // C is one more term of the truncated fused sum (T-FDPA as published)
   rne_f32_after,  // the products alone are summed and rounded (rho), then C is added by an
-                  // f32 add rounding to nearest even (sm_100 mma.sync FP8, docs/datapath.md §3)
+                  // f32 add rounding to nearest even (sm_100 mma.sync FP8, docs/datapath.md §1 and §3)
   rne_after_instruction,  // an instruction's steps chain from +0 (each step's C is the previous
                           // step's rounded result), then the accumulator is added by one IEEE
                           // add rounding to nearest even in the output format, f32 or f16
@@ -30,9 +30,9 @@ enum class CEntry : uint8_t {
 };
 
 enum class DatapathKind : uint8_t {
-  t_fdpa,    // §3.1
-  st_fdpa,   // §3.2: one scale pair per term, scale exponents in the product exponent
-  gst_fdpa,  // §3.2: exact sums of `group` products, then scaled terms aligned with F
+  t_fdpa,    // docs/datapath.md §1: T-FDPA
+  st_fdpa,   // docs/datapath.md §1: ST-FDPA, one scale pair per term, scale exponents in the product exponent
+  gst_fdpa,  // docs/datapath.md §1: GST-FDPA, exact sums of `group` products, then scaled terms aligned with F
   integer,   // exact int32 sum of integer products, wrap or satfinite
 };
 

@@ -1,4 +1,4 @@
-// Library GEMMs on top of the whole-matrix mma (mma_parallel.hpp): the K schedule a library
+// Library GEMMs on top of the whole-matrix mma (mma.hpp): the K schedule a library
 // runs (one chain, or split-K into chunks that each chain from +0 and are then combined in a
 // stated order and precision) and the epilogue it applies (alpha, beta * C, per-tensor or
 // rowwise scales, bias, the output conversion). Every epilogue step is one IEEE binary32

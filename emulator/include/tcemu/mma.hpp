@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "tcemu/catalog.hpp"
 #include "tcemu/datapath.hpp"
 #include "tcemu/format.hpp"
+#include "tcemu/parallel.hpp"
 
 namespace tcemu {
 
@@ -31,9 +34,37 @@ struct MmaOptions {
   int scale_input_d = -1;
 };
 
-// Row-major codes: A is M x K, B is K x N, C and D are M x N (accumulator codes: f32, f16 or
-// int32 two's complement). Scales: sa is M x (K / block) (row m's scale of block kb at
-// m * (K/block) + kb), sb is N x (K / block) (column n's scale of block kb at n * (K/block) + kb).
+// The datapath a product runs: a catalog instruction (whose operand types, scales and
+// accumulator the problem is checked against), or explicit datapath parameters with the K of
+// one instruction (the problem's K is consumed in steps of params.L; C after the instruction,
+// k-pair halves and FP32 promotion count instructions of instr_k).
+struct MmaInstr {
+  const InstrEntry* entry = nullptr;  // set: params and instr_k are the entry's
+  DatapathParams params{};
+  int instr_k = 0;
+  MmaInstr() = default;
+  MmaInstr(const InstrEntry& e) : entry(&e), params(e.params), instr_k(e.K) {}  // NOLINT: implicit by design
+  MmaInstr(const DatapathParams& p, int k) : params(p), instr_k(k) {}
+};
+
+// Operands already in GPU memory (CUDA tensors reached through DLPack or
+// __cuda_array_interface__): `ptr` is a device pointer to `count` unsigned codes of `itemsize`
+// bytes (1, 2, 4 or 8), contiguous, in the order MmaProblem gives its spans. An empty array
+// (count 0) stands for an absent C or absent scales.
+struct DeviceCodes {
+  const void* ptr = nullptr;
+  int itemsize = 0;
+  size_t count = 0;
+};
+struct DeviceOperands {
+  DeviceCodes A, B, C, sa, sb;
+};
+
+// One product D = A*B + C, all that describes it: the operands, the instruction (or datapath
+// parameters) and the options. Row-major codes: A is M x K, B is K x N, C and D are M x N
+// (accumulator codes: f32, f16 or int32 two's complement). Scales: sa is M x (K / block) (row
+// m's scale of block kb at m * (K/block) + kb), sb is N x (K / block) (column n's scale of
+// block kb at n * (K/block) + kb).
 struct MmaProblem {
   int M = 0, N = 0, K = 0;
   Fmt atype = Fmt::f16, btype = Fmt::f16;
@@ -41,6 +72,19 @@ struct MmaProblem {
   std::optional<Fmt> scale_type;
   int scale_block = 0;
   std::span<const uint64_t> sa, sb;
+  MmaInstr instr{};
+  MmaOptions options{};
+  // Set: the operands are in GPU memory (the spans A .. sb are not read) and the problem runs
+  // on the CUDA device of the Exec.
+  const DeviceOperands* device_operands = nullptr;
+
+  // This problem through another instruction (or datapath parameters) and options.
+  MmaProblem with(const MmaInstr& i, const MmaOptions& o = {}) const {
+    MmaProblem p = *this;
+    p.instr = i;
+    p.options = o;
+    return p;
+  }
 };
 
 struct MmaResult {
@@ -49,22 +93,27 @@ struct MmaResult {
 };
 
 // The problem of instruction e's operand types over M x N x K with these codes (laid out as
-// MmaProblem says); the scale type, block and scales only where e is block-scaled.
+// MmaProblem says), through e with options opt; the scale type, block and scales only where e
+// is block-scaled.
 MmaProblem make_problem(const InstrEntry& e, int M, int N, int K, std::span<const uint64_t> A,
                         std::span<const uint64_t> B, std::span<const uint64_t> C,
-                        std::span<const uint64_t> sa = {}, std::span<const uint64_t> sb = {});
+                        std::span<const uint64_t> sa = {}, std::span<const uint64_t> sb = {},
+                        const MmaOptions& opt = {});
 
-// Emulates the instruction `e` tiled over the whole problem. K must be a multiple of e.K; M and
-// N are free (tiling along M and N does not change any D element: each is one chained dot
-// product). The problem's types must be the entry's.
-MmaResult mma(const InstrEntry& e, const MmaProblem& prob, const MmaOptions& opt = {});
+// Progress of a long mma on the CPU: called after each finished tile (from the worker thread
+// that finished it, one call at a time), with the multiply-adds done so far and in all (for a
+// progress bar). Must not throw.
+using MmaProgress = std::function<void(double done_macs, double total_macs)>;
 
-// The same for explicit datapath parameters: K is consumed in steps of p.L.
-MmaResult mma_params(const DatapathParams& p, const MmaProblem& prob, int instr_k, const MmaOptions& opt = {});
-
-// One dot product through the instruction (the M = N = 1 problem): a and b hold the same
-// number of codes (a multiple of e.K), c is an accumulator code, sa / sb one scale per block.
-MmaResult mma_dot(const InstrEntry& e, std::span<const uint64_t> a, std::span<const uint64_t> b, uint64_t c,
-                  std::span<const uint64_t> sa = {}, std::span<const uint64_t> sb = {}, const MmaOptions& opt = {});
+// THE whole-matrix MMA: prob.instr tiled over the whole problem, on exec's threads or CUDA
+// device (docs/gpu-emulation.md). K must be a multiple of the instruction's K; M and N are free
+// (tiling along M and N does not change any D element: each is one chained dot product). The
+// same D, bit for bit, for every thread count and device. The problem is checked and its
+// operands decoded once, then D is cut into tiles of rows and columns, about four a thread.
+// Errors (a problem that is not well formed, no CUDA backend, no usable device, a CUDA error)
+// come back in MmaResult::error with D empty; a bad exec.threads (or TCEMU_NUM_THREADS) throws
+// std::invalid_argument (thread_count, parallel.hpp). A one-element dot product is the M = N = 1
+// problem.
+MmaResult mma(const MmaProblem& prob, Exec exec = {}, const MmaProgress& progress = {});
 
 }  // namespace tcemu

@@ -5,14 +5,31 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
 
 namespace tcemu {
 
+// Where a computation runs: "cpu", "cuda" (device 0) or "cuda:N".
+struct DeviceSpec {
+  enum class Kind : uint8_t { cpu, cuda } kind = Kind::cpu;
+  int index = 0;  // the CUDA device ordinal (kind cuda)
+  static constexpr DeviceSpec cuda(int index = 0) { return DeviceSpec{Kind::cuda, index}; }
+};
+// Parses "cpu", "cuda", "cuda:N"; nullopt for anything else.
+std::optional<DeviceSpec> parse_device(std::string_view s);
+std::string to_string(const DeviceSpec& d);
+
+// How a computation is executed, passed by value: on how many threads, on which device (a CUDA
+// device: the whole-matrix MMA only, tcemu/mma.hpp; every other operation runs on the CPU).
 struct Exec {
   // > 0: that many threads. 0: the environment variable TCEMU_NUM_THREADS when set, else
   // every core OpenMP sees (its OMP_NUM_THREADS, else the number of cores).
   int threads = 0;
+  DeviceSpec device{};
 };
 
 // The thread count `exec` resolves to (>= 1). Throws std::invalid_argument when

@@ -126,7 +126,7 @@ struct DotOptions {
   MmaOptions mma;
 };
 
-// For random operands: fn(in) == tcemu::mma_dot(the instruction, in) bit for bit. `arch` and
+// For random operands: fn(in) == tcemu::mma (the M = N = 1 problem of the instruction, in) bit for bit. `arch` and
 // `ptx` as in find_instruction ("sm_90a", "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3");
 // std::invalid_argument when the catalog has no such instruction.
 PropertyResult dot_agrees_with(std::string_view arch, std::string_view ptx, const DotFn& fn,

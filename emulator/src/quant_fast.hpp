@@ -114,7 +114,7 @@ std::vector<uint8_t> fp8_cast_fast(std::span<const float> x, float scale, Fmt f,
 void fp8_blockwise_fast(std::span<const float> x, size_t cols, bool pow2, float epsilon, float value_for_inf,
                         const Exec& exec, BlockwiseFp8& q);
 
-// --- Dequantization (quant_fast_dequant.cpp).
+// --- Dequantization (quant_fast_fp8.cpp).
 
 // value(code, scale) for every element of a block-scaled tensor, from a table of value over
 // (scale, code < ncodes) for the scales that occur (built on the threads), codes >= ncodes by

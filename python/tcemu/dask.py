@@ -34,7 +34,7 @@ from . import _gemm, _gemm_kblock, _mma
 from ._arrays import codes
 
 # The default tile edge (rows and columns of D per task), chosen from python/bench/bench_dask.py
-# (docs/performance.md, "tcemu.dask: tiles and workers"): 1024 was the fastest tile for two
+# (docs/performance.md, "tiles and workers"): 1024 was the fastest tile for two
 # workers on both 2048^3 GEMMs (e4m3, NVFP4) in both runs; smaller tiles pay more per-tile
 # overhead (scheduling, transfer, and the core's own per-call decoding: 4 tiles of 1024 cost 5 %
 # more than one call, 16 of 512 29 %), larger ones leave workers idle.

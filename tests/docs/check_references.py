@@ -35,6 +35,15 @@ EXTERNAL = re.compile(r"https?://|github|upstream|\b[0-9a-f]{12,40}\b|transforme
 # Other projects' files cited by name on a line that does not say whose they are (the
 # surrounding paragraph does): CUDA's headers, upstream sources of docs/sources.md.
 EXTERNAL_FILES = {
+    # Upstream files the model-level, GEMM-plan, conventions and new-target docs cite by name
+    # (PyTorch, TransformerEngine, torchao, CUTLASS, LLVM, MMA-Sim, gfloat), and report files
+    # that documented tcemu-gpu commands write.
+    "autocast_mode.cpp", "recipe/__init__.py", "_blockwise.cu", "common/recipe/nvfp4.cu",
+    "prototype/mx_formats/mx_tensor.py", "float8/config.py", "float8_utils.py", "cublaslt_gemm.cu",
+    "aten/src/ATen/cuda/CUDABlas.cpp", "common/cast/nvfp4/quantize_4over6_nvfp4.cuh",
+    "common/cast/dispatch/quantize.cuh", "exmy_base.h", "numeric_conversion.h", "NVPTXSubtarget.h",
+    "mmasim/arithmetic/fdpa.py", "mmasim/nv_ptx/sim.py", "arithmetic/fma_cpu.cpp", "round.py",
+    "random.md", "run.md",
     "04-2cta-block-scale-matmul.py",
     "04_mma_tma_2sm_sm100_mxfp8.cu",
     "_mxfp8_test_utils.py",

@@ -99,7 +99,7 @@ struct ConvertOptions {
   // discarded bit. 0 selects the PTX width for the destination (f16 13, bf16 16, 8/6/4-bit
   // formats 8, others 32).
   uint8_t rs_bits = 0;
-  // Library behaviours (docs/conversions.md, "Library options"); the defaults are the steps.
+  // Library behaviours (docs/conversions.md, "Library conventions"); the defaults are the steps.
   RsFraction rs_fraction = RsFraction::truncate;
   bool rs_overflow_to_max = true;   // rs without a carry above MAX gives MAX (false: Inf/NaN, gfloat)
   bool inf_satfinite = true;        // satfinite applies to Inf inputs (false: Inf stays Inf/NaN, ml_dtypes)

@@ -37,6 +37,8 @@ def main():
     data = train_lm.make_data(50_000, 0)
     base = train_lm.LM(d=a.d_model, ctx=a.ctx)
     arch_of = {r[1]: r[2] for r in train_lm.RECIPES}
+    for n in tt.recipe_names():  # the others: block-scaled FP4/MX on the B200, the rest on the H100
+        arch_of.setdefault(n, "sm_100a" if ("mx" in n or "nvfp4" in n) else "sm_90a")
     print(f"d_model {a.d_model}, batch {a.batch} x ctx {a.ctx}, {a.steps} steps after one warm-up step, "
           f"{torch.get_num_threads()} torch threads, TCEMU_NUM_THREADS={os.environ.get('TCEMU_NUM_THREADS', '-')}")
     print("| recipe | arch | step s | tcemu.gemm | quantize | torch | GEMM MAC/s in step | same GEMMs alone |")

@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _tcemu
 from ._arrays import as_array, codes, format_name, mma_shape, threads_arg
-from ._mma import _bool_flag, _int_flag, _lookup, _scales, _str_or_none
+from ._mma import _bool_flag, _check_scales_given, _int_flag, _lookup, _scales, _str_or_none
 
 _OUT_TYPES = ("f32", "bf16", "f16", "e4m3", "e5m2")
 _BIAS_TYPES = ("f32", "bf16", "f16")
@@ -116,16 +116,11 @@ def gemm(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype
         if C.shape != (M, N):
             raise ValueError(f"c: shape {C.shape}; C is M x N = {(M, N)}")
     SA = SB = None
+    _check_scales_given(e, scale_a, scale_b, " (epilogue dequantization scales are a_scale / b_scale)")
     if e["scale_type"] is not None:
-        if scale_a is None or scale_b is None:
-            raise ValueError(f"{'scale_a' if scale_a is None else 'scale_b'}: {e['ptx']} is block-scaled "
-                             f"({e['scale_type']}, one scale per {e['scale_block']} elements of K): scales are required")
         kb = K // e["scale_block"]
         SA = _scales(scale_a, e, "scale_a", (M, kb))
         SB = np.ascontiguousarray(_scales(scale_b, e, "scale_b", (kb, N)).T)
-    elif scale_a is not None or scale_b is not None:
-        raise ValueError(f"{'scale_a' if scale_a is not None else 'scale_b'}: {e['ptx']} takes no block scales "
-                         f"(epilogue dequantization scales are a_scale / b_scale)")
     pe = _int_flag(promote_every, "promote_every", 0)
     sk = None if split_k is None else _int_flag(split_k, "split_k", 1, 1024)
     gr = None if grain is None else _int_flag(grain, "grain", 1)

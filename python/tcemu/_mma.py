@@ -60,6 +60,16 @@ def _scales(x, e, name, shape):
     return c
 
 
+def _check_scales_given(e, scale_a, scale_b, hint=""):
+    """ValueError unless block scales are given exactly when the instruction row e is block-scaled."""
+    if e["scale_type"] is not None:
+        if scale_a is None or scale_b is None:
+            raise ValueError(f"{'scale_a' if scale_a is None else 'scale_b'}: {e['ptx']} is block-scaled "
+                             f"({e['scale_type']}, one scale per {e['scale_block']} elements of K): scales are required")
+    elif scale_a is not None or scale_b is not None:
+        raise ValueError(f"{'scale_a' if scale_a is not None else 'scale_b'}: {e['ptx']} takes no block scales{hint}")
+
+
 def _int_flag(v, name, lo=None, hi=None):
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
         raise TypeError(f"{name}: an int is required, got {type(v).__name__}")
@@ -117,15 +127,11 @@ def mma(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype=
         if C.shape != (M, N):
             raise ValueError(f"c: shape {C.shape}; C is M x N = {(M, N)}")
     SA = SB = None
+    _check_scales_given(e, scale_a, scale_b)
     if e["scale_type"] is not None:
-        if scale_a is None or scale_b is None:
-            raise ValueError(f"{'scale_a' if scale_a is None else 'scale_b'}: {e['ptx']} is block-scaled "
-                             f"({e['scale_type']}, one scale per {e['scale_block']} elements of K): scales are required")
         kb = K // e["scale_block"]
         SA = _scales(scale_a, e, "scale_a", (M, kb))
         SB = np.ascontiguousarray(_scales(scale_b, e, "scale_b", (kb, N)).T)
-    elif scale_a is not None or scale_b is not None:
-        raise ValueError(f"{'scale_a' if scale_a is not None else 'scale_b'}: {e['ptx']} takes no block scales")
     th = 0 if threads is None else _int_flag(threads, "threads", 1)
     return _tcemu.mma_codes(arch, instr, atype, btype, dtype, stype, A, B, C, SA, SB, M, N, K, *flags, th, dev)
 
@@ -207,14 +213,11 @@ def dot(a, b, c=0, *, arch, instr, atype=None, btype=None, dtype=None, stype=Non
     B = np.concatenate([B, np.zeros(n - B.size, B.dtype)])
     cc = int(_acc_codes(np.asarray([c]) if np.ndim(c) == 0 else c, e, "c").reshape(-1)[0])
     SA = SB = None
+    _check_scales_given(e, scale_a, scale_b)
     if e["scale_type"] is not None:
-        if scale_a is None or scale_b is None:
-            raise ValueError(f"{'scale_a' if scale_a is None else 'scale_b'}: {e['ptx']} is block-scaled: scales are required")
         kb = n // e["scale_block"]
         SA = _scales(np.reshape(scale_a, -1), e, "scale_a", (kb,))
         SB = _scales(np.reshape(scale_b, -1), e, "scale_b", (kb,))
-    elif scale_a is not None or scale_b is not None:
-        raise ValueError(f"{'scale_a' if scale_a is not None else 'scale_b'}: {e['ptx']} takes no block scales")
     pe = _int_flag(promote_every, "promote_every", 0)
     sid = -1 if scale_input_d is None else _int_flag(scale_input_d, "scale_input_d", 0, 15)
     d = _tcemu.dot_code(arch, instr, atype, btype, dtype, stype, A, B, cc, SA, SB, pe,

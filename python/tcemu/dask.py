@@ -199,10 +199,8 @@ def mma(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype=
         if tuple(C.shape) != (M, N):
             raise ValueError(f"c: shape {tuple(C.shape)}; C is M x N = {(M, N)}")
     SA = SB = None
+    _mma._check_scales_given(e, scale_a, scale_b)
     if e["scale_type"] is not None:
-        if scale_a is None or scale_b is None:
-            raise ValueError(f"{'scale_a' if scale_a is None else 'scale_b'}: {e['ptx']} is block-scaled "
-                             f"({e['scale_type']}, one scale per {e['scale_block']} elements of K): scales are required")
         kb = K // e["scale_block"]
         SA = scale_a if _is_dask(scale_a) else _mma._scales(scale_a, e, "scale_a", (M, kb))
         SB = scale_b if _is_dask(scale_b) else _mma._scales(scale_b, e, "scale_b", (kb, N))
@@ -210,8 +208,6 @@ def mma(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype=
             if tuple(s.shape) != shape:
                 raise ValueError(f"{n}: shape {tuple(s.shape)}; {e['ptx']} with one {e['scale_type']} scale per "
                                  f"{e['scale_block']} elements of K needs {shape}")
-    elif scale_a is not None or scale_b is not None:
-        raise ValueError(f"{'scale_a' if scale_a is not None else 'scale_b'}: {e['ptx']} takes no block scales")
 
     # Row blocks (of A, C, scale_a) and column blocks (of B, C, scale_b); K whole.
     if t is not None:

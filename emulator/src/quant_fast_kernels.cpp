@@ -217,12 +217,11 @@ struct Gather {
 
 struct GatherMul {
   static TCEMU_CVT_HOT void body(const uint8_t* codes, size_t n, const float* vtab, float s, float* out) {
-    // Both operands NaN: the first one, as x86's scalar multiply of the scalar loop's
-    // vtab * s gives it (the compiler may swap a vector multiply's operands).
+    // A NaN product is the GPU's canonical 0x7FFFFFFF (TE's dequantize is an FMUL on the GPU),
+    // whatever NaN the host's multiply propagates.
     for (size_t i = 0; i < n; ++i) {
-      const float v = vtab[codes[i]];
-      const float p = v * s;
-      out[i] = (bits_of(v) & 0x7FFFFFFFu) > 0x7F800000u ? float_of(bits_of(v) | 0x400000u) : p;
+      const float p = vtab[codes[i]] * s;
+      out[i] = p != p ? float_of(0x7FFFFFFFu) : p;
     }
   }
   TCEMU_QF_CLONES(void, (const uint8_t* codes, size_t n, const float* vtab, float s, float* out), (codes, n, vtab, s, out))

@@ -8,9 +8,19 @@
 #include "quant_fast.hpp"
 #include "quant_tiles.hpp"
 #include "tcemu/convert.hpp"
+#include "tcemu/quant.hpp"
 #include "tcemu/quant_scaling.hpp"
 
 namespace tcemu::quant {
+
+namespace {
+// a * b in f32 as the GPU's FMUL gives it: a NaN result is the canonical 0x7FFFFFFF (the host's
+// multiply would propagate one operand's payload, which one depending on the compiler).
+float gpu_product(float a, float b) {
+  const float p = a * b;
+  return std::isnan(p) ? f32_from_bits(0x7FFFFFFFu) : p;
+}
+}  // namespace
 
 std::string fp8_format_error(Fmt f) {
   if (f == Fmt::e4m3 || f == Fmt::e5m2) return {};
@@ -58,7 +68,7 @@ std::vector<float> fp8_dequantize(std::span<const uint8_t> codes, float scale_in
   if (detail::fast_quant_enabled() && fp8_format_error(f).empty()) return detail::fp8_dequantize_fast(codes, scale_inv, f, exec);
   std::vector<float> out(codes.size());
   detail::for_each_range(codes.size(), exec, [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i) out[i] = code_to_f32(f, codes[i]) * scale_inv;
+    for (size_t i = b; i < e; ++i) out[i] = gpu_product(code_to_f32(f, codes[i]), scale_inv);
   });
   return out;
 }
@@ -137,7 +147,7 @@ std::vector<float> fp8_blockwise_dequantize(const BlockwiseFp8& q, const Exec& e
     for (size_t r = t.r0; r < t.r1; ++r)
       for (size_t c = t.c0; c < t.c1; ++c) {
         const size_t i = r * q.grid.cols + c;
-        out[i] = code_to_f32(q.fmt, q.codes[i]) * q.scale_inv[q.grid.scale_index(r, c)];
+        out[i] = gpu_product(code_to_f32(q.fmt, q.codes[i]), q.scale_inv[q.grid.scale_index(r, c)]);
       }
   });
   return out;

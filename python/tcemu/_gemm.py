@@ -7,8 +7,8 @@ This layer only checks arguments and passes codes: it does no arithmetic."""
 import numpy as np
 
 from . import _tcemu
-from ._arrays import as_array, codes, format_name, mma_shape, threads_arg
-from ._mma import _bool_flag, _check_scales_given, _int_flag, _lookup, _scales, _str_or_none
+from ._arrays import as_array, codes, format_name, threads_arg
+from ._mma import _block_scales, _bool_flag, _int_flag, _lookup, _matrices, _str_or_none
 
 _OUT_TYPES = ("f32", "bf16", "f16", "e4m3", "e5m2")
 _BIAS_TYPES = ("f32", "bf16", "f16")
@@ -103,24 +103,13 @@ def gemm(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype
     e = _lookup(arch, instr, atype, btype, dtype, stype)
     if e["dtype"] == "s32":
         raise ValueError(f"instr: {e['ptx']} accumulates in s32; tcemu.gemm takes f32- or f16-accumulating instructions")
-    A = codes(a, e["atype"], "a", tf32_low_bits=True)
-    B = codes(b, e["btype"], "b", tf32_low_bits=True)
-    if A.ndim != 2:
-        raise ValueError(f"a: shape {A.shape}; A is a matrix M x K")
-    if B.ndim != 2:
-        raise ValueError(f"b: shape {B.shape}; B is a matrix K x N")
-    M, K, N = mma_shape(A, B, e)
+    A, B, M, K, N = _matrices(a, b, e)
     C = None
     if c is not None:
         C = codes(c, "f32", "c")
         if C.shape != (M, N):
             raise ValueError(f"c: shape {C.shape}; C is M x N = {(M, N)}")
-    SA = SB = None
-    _check_scales_given(e, scale_a, scale_b, " (epilogue dequantization scales are a_scale / b_scale)")
-    if e["scale_type"] is not None:
-        kb = K // e["scale_block"]
-        SA = _scales(scale_a, e, "scale_a", (M, kb))
-        SB = np.ascontiguousarray(_scales(scale_b, e, "scale_b", (kb, N)).T)
+    SA, SB = _block_scales(e, scale_a, scale_b, M, K, N, " (epilogue dequantization scales are a_scale / b_scale)")
     pe = _int_flag(promote_every, "promote_every", 0)
     sk = None if split_k is None else _int_flag(split_k, "split_k", 1, 1024)
     gr = None if grain is None else _int_flag(grain, "grain", 1)

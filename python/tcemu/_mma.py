@@ -70,6 +70,28 @@ def _check_scales_given(e, scale_a, scale_b, hint=""):
         raise ValueError(f"{'scale_a' if scale_a is not None else 'scale_b'}: {e['ptx']} takes no block scales{hint}")
 
 
+def _matrices(a, b, e):
+    """(A, B, M, K, N): the operand codes of instruction row e as matrices A (M x K), B (K x N)."""
+    A = codes(a, e["atype"], "a", tf32_low_bits=True)
+    B = codes(b, e["btype"], "b", tf32_low_bits=True)
+    if A.ndim != 2:
+        raise ValueError(f"a: shape {A.shape}; A is a matrix M x K")
+    if B.ndim != 2:
+        raise ValueError(f"b: shape {B.shape}; B is a matrix K x N")
+    M, K, N = mma_shape(A, B, e)
+    return A, B, M, K, N
+
+
+def _block_scales(e, scale_a, scale_b, M, K, N, hint=""):
+    """(SA, SB) for the C++ core: M x K/block and N x K/block codes, or (None, None) where e is
+    not block-scaled (scales refused as _check_scales_given says)."""
+    _check_scales_given(e, scale_a, scale_b, hint)
+    if e["scale_type"] is None:
+        return None, None
+    kb = K // e["scale_block"]
+    return _scales(scale_a, e, "scale_a", (M, kb)), np.ascontiguousarray(_scales(scale_b, e, "scale_b", (kb, N)).T)
+
+
 def _int_flag(v, name, lo=None, hi=None):
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
         raise TypeError(f"{name}: an int is required, got {type(v).__name__}")
@@ -114,24 +136,13 @@ def mma(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype=
         _device.refuse_on_cpu(operands)
     elif _device.check_all_on_gpu(operands):
         return _device.mma_on_gpu(e, a, b, c, scale_a, scale_b, dev, flags, (arch, instr, atype, btype, dtype, stype))
-    A = codes(a, e["atype"], "a", tf32_low_bits=True)
-    B = codes(b, e["btype"], "b", tf32_low_bits=True)
-    if A.ndim != 2:
-        raise ValueError(f"a: shape {A.shape}; A is a matrix M x K")
-    if B.ndim != 2:
-        raise ValueError(f"b: shape {B.shape}; B is a matrix K x N")
-    M, K, N = mma_shape(A, B, e)
+    A, B, M, K, N = _matrices(a, b, e)
     C = None
     if c is not None:
         C = _acc_codes(c, e, "c")
         if C.shape != (M, N):
             raise ValueError(f"c: shape {C.shape}; C is M x N = {(M, N)}")
-    SA = SB = None
-    _check_scales_given(e, scale_a, scale_b)
-    if e["scale_type"] is not None:
-        kb = K // e["scale_block"]
-        SA = _scales(scale_a, e, "scale_a", (M, kb))
-        SB = np.ascontiguousarray(_scales(scale_b, e, "scale_b", (kb, N)).T)
+    SA, SB = _block_scales(e, scale_a, scale_b, M, K, N)
     th = 0 if threads is None else _int_flag(threads, "threads", 1)
     return _tcemu.mma_codes(arch, instr, atype, btype, dtype, stype, A, B, C, SA, SB, M, N, K, *flags, th, dev)
 

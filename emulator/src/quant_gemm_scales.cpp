@@ -63,6 +63,25 @@ std::vector<uint8_t> torchao_fp8_cast(std::span<const float> x, float scale, Fmt
 
 float torchao_fp8_scale_inv(float scale) { return 1.0f / scale; }
 
+TorchaoRows torchao_fp8_quantize_rows(std::span<const float> x, size_t rows, size_t k, Fmt f, bool pow2,
+                                      const Exec& exec) {
+  TorchaoRows r;
+  r.codes.resize(rows * k);
+  r.amax.resize(rows);
+  r.scale.resize(rows);
+  r.scale_inv.resize(rows);
+  const Exec one{1};
+  parallel_for(rows, exec, [&](size_t i) {
+    const std::span<const float> row = x.subspan(i * k, k);
+    r.amax[i] = torchao_amax(row, one);
+    r.scale[i] = torchao_fp8_scale(r.amax[i], f, pow2);
+    r.scale_inv[i] = torchao_fp8_scale_inv(r.scale[i]);
+    const std::vector<uint8_t> c = torchao_fp8_cast(row, r.scale[i], f, one);
+    std::copy(c.begin(), c.end(), r.codes.begin() + static_cast<std::ptrdiff_t>(i * k));
+  });
+  return r;
+}
+
 float te_nvfp4_gemm_alpha(float alpha_in, float amax_a, float amax_b, float e4m3_max_a, float e4m3_max_b) {
   constexpr float fp4_max = 6.0f;
   const float factor_inv = 1.0f / (fp4_max * fp4_max * e4m3_max_a * e4m3_max_b);

@@ -44,7 +44,7 @@ py::array gemm_codes(const std::string& arch, const std::string& instr, const st
                      const std::optional<std::vector<int>>& chunks, const std::optional<std::string>& plan_name,
                      double alpha, double beta, const OptArr& a_scale, const OptArr& b_scale, const OptArr& bias,
                      const std::string& out_type, const std::string& out_round, bool satfinite,
-                     const std::optional<std::string>& epilogue, int threads) {
+                     const std::optional<std::string>& epilogue, int threads, int device) {
   std::optional<AccType> dt;
   if (dtype) {
     dt = parse_acc_type(*dtype);
@@ -58,7 +58,7 @@ py::array gemm_codes(const std::string& arch, const std::string& instr, const st
                                          opt_fmt(stype, "stype"));
   if (!l.entry) throw py::value_error("instr: " + l.error);
   const InstrEntry& e = *l.entry;
-  const Exec exec = exec_of(threads);
+  const Exec exec = exec_of(threads, device);
 
   GemmPlan plan;
   PlanRequest req;
@@ -94,6 +94,7 @@ py::array gemm_codes(const std::string& arch, const std::string& instr, const st
     py::gil_scoped_release nogil;
     res = gemm(e, p, plan, exec);
   }
+  if (!res.error.empty() && device >= 0) throw_device_error(res.error, device);
   if (!res.error.empty()) throw py::value_error(res.error);
   return narrow(res.D, static_cast<int>(container_bytes(ep.out_type)),
                 {static_cast<py::ssize_t>(M), static_cast<py::ssize_t>(N)});
@@ -107,7 +108,7 @@ void init_gemm(py::module_& m) {
         py::arg("M"), py::arg("N"), py::arg("K"), py::arg("promote_every"), py::arg("negate_a"), py::arg("negate_b"),
         py::arg("split_k"), py::arg("grain"), py::arg("chunks"), py::arg("plan"), py::arg("alpha"), py::arg("beta"),
         py::arg("a_scale"), py::arg("b_scale"), py::arg("bias"), py::arg("out_type"), py::arg("out_round"),
-        py::arg("satfinite"), py::arg("epilogue"), py::arg("threads"));
+        py::arg("satfinite"), py::arg("epilogue"), py::arg("threads"), py::arg("device") = -1);
   m.def("split_k_chunks", [](int K, int s, int grain) {
     std::string err;
     std::vector<int> c = split_k_chunks(K, s, grain, &err);

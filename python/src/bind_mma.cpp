@@ -141,14 +141,6 @@ py::dict entry_dict(const InstrEntry& e) {
   return d;
 }
 
-// Where the Python layer asks for a product to run: `threads` on the CPU, or (device >= 0)
-// that CUDA device.
-Exec exec_of(int threads, int device) {
-  Exec x{threads};
-  if (device >= 0) x.device = DeviceSpec::cuda(device);
-  return x;
-}
-
 MmaOptions make_options(int promote_every, bool negate_a, bool negate_b, bool scale_d, int scale_input_d) {
   MmaOptions o;
   o.promote_every = promote_every;

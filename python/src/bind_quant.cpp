@@ -235,6 +235,29 @@ void init_quant(py::module_& m) {
     std::copy(codes.begin(), codes.end(), out.mutable_data());
     return py::make_tuple(out, scale, quant::torchao_fp8_scale_inv(scale), amax);
   }, py::arg("x"), py::arg("fmt"), py::arg("pow2") = false, py::arg("threads") = 0);
+  // torchao float8 axiswise scaling, each row of a 2-D x (quant_gemm_scales.hpp):
+  // (codes rows x k, scale, scale_inv, amax), the last three one float32 per row.
+  m.def("torchao_fp8_quantize_rows", [](py::array_t<float, py::array::c_style | py::array::forcecast> x,
+                                        const std::string& fmt, bool pow2, int threads) {
+    const Fmt f = format_of(fmt, "fmt");
+    if (std::string err = quant::fp8_format_error(f); !err.empty()) throw py::value_error("fmt: " + err);
+    if (x.ndim() != 2) throw py::value_error("x: a 2-D array (rows x K) is required, got " + std::to_string(x.ndim()) + "-D");
+    const size_t rows = static_cast<size_t>(x.shape(0)), k = static_cast<size_t>(x.shape(1));
+    quant::TorchaoRows r;
+    {
+      py::gil_scoped_release nogil;
+      r = quant::torchao_fp8_quantize_rows(std::span<const float>(x.data(), rows * k), rows, k, f, pow2,
+                                           exec_of(threads));
+    }
+    py::array_t<uint8_t> out({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(k)});
+    std::copy(r.codes.begin(), r.codes.end(), out.mutable_data());
+    auto vec = [](const std::vector<float>& v) {
+      py::array_t<float> a(static_cast<py::ssize_t>(v.size()));
+      std::copy(v.begin(), v.end(), a.mutable_data());
+      return a;
+    };
+    return py::make_tuple(out, vec(r.scale), vec(r.scale_inv), vec(r.amax));
+  }, py::arg("x"), py::arg("fmt"), py::arg("pow2") = false, py::arg("threads") = 0);
   m.def("te_nvfp4_gemm_alpha", &quant::te_nvfp4_gemm_alpha, py::arg("alpha_in"), py::arg("amax_a"), py::arg("amax_b"),
         py::arg("e4m3_max_a") = 448.0f, py::arg("e4m3_max_b") = 448.0f,
         "TransformerEngine's NVFP4 GEMM alpha: alpha_in * amax_a * amax_b * (1 / (36 * max_a * max_b)), f32");
@@ -244,7 +267,8 @@ void init_quant(py::module_& m) {
                                 const std::optional<std::string>& btype, const py::array& a, const py::array& b, int M,
                                 int N, int K, const py::array& sa, const py::array& sb, int block,
                                 const std::optional<py::array>& bias, const std::string& out_type,
-                                const std::string& out_round, bool satfinite, int promote_every, int threads) {
+                                const std::string& out_round, bool satfinite, int promote_every, int threads,
+                                int device) {
     auto opt_fmt = [](const std::optional<std::string>& s, const char* arg) -> std::optional<Fmt> {
       if (!s) return std::nullopt;
       return format_of(*s, arg);
@@ -273,8 +297,9 @@ void init_quant(py::module_& m) {
     GemmResult res;
     {
       py::gil_scoped_release nogil;
-      res = gemm_kblock(*l.entry, p, s, o, exec_of(threads));
+      res = gemm_kblock(*l.entry, p, s, o, exec_of(threads, device));
     }
+    if (!res.error.empty() && device >= 0) throw_device_error(res.error, device);
     if (!res.error.empty()) throw py::value_error(res.error);
     return narrow(res.D, static_cast<int>(container_bytes(s.out_type)),
                   {static_cast<py::ssize_t>(M), static_cast<py::ssize_t>(N)});

@@ -36,6 +36,15 @@ inline Exec exec_of(int threads) {
   return Exec{threads};
 }
 
+// Where the Python layer asks for a product to run: `threads` on the CPU (checked as above), or
+// (device >= 0) that CUDA device.
+inline Exec exec_of(int threads, int device) {
+  if (device < 0) return exec_of(threads);
+  Exec x{threads};
+  x.device = DeviceSpec::cuda(device);
+  return x;
+}
+
 // A C-contiguous array's element count and data (the Python layer passes only those).
 inline size_t count(const py::array& a) { return static_cast<size_t>(a.size()); }
 

@@ -6,7 +6,7 @@ This layer only checks arguments and passes codes: it does no arithmetic."""
 
 import numpy as np
 
-from . import _tcemu
+from . import _device, _tcemu
 from ._arrays import as_array, codes, format_name, threads_arg
 from ._mma import _block_scales, _bool_flag, _int_flag, _lookup, _matrices, _str_or_none
 
@@ -82,7 +82,7 @@ def _chunks(v):
 def gemm(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype=None, scale_a=None, scale_b=None,
          promote_every=0, negate_a=False, negate_b=False, split_k=None, chunks=None, plan=None, grain=None,
          alpha=1.0, beta=0.0, a_scale=None, b_scale=None, bias=None, bias_type=None, out_type="f32", out_round="rn",
-         satfinite=False, epilogue=None, threads=None):
+         satfinite=False, epilogue=None, threads=None, device="cpu"):
     """D = epilogue(K schedule of A*B) as a library GEMM runs it, through the instruction `instr`.
 
     a, b, scale_a, scale_b, promote_every, negate_a, negate_b: as tcemu.mma (a M x K codes,
@@ -99,7 +99,16 @@ def gemm(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype
     f32 operations ('fold' default, 'cutlass-sm90', 'cutlass-2x', 'sequential';
     tcemu.gemm_epilogue_steps(name) spells one out). out_type f32/bf16/f16/e4m3/e5m2, converted with
     out_round (rn, rna, rz, rd, ru) and satfinite. threads: as tcemu.mma (D is the same for every count).
+    device: "cpu", or "cuda" / "cuda:N": each chunk's chain runs on the emulator on that GPU (the
+    same D, bit for bit); the operands are host arrays either way (the epilogue runs on the host).
     Returns the M x N D codes of out_type (uint32, uint16 or uint8)."""
+    dev = _device.device_arg(device)
+    if dev >= 0 and threads is not None:
+        raise ValueError(f"threads: applies to device='cpu' (device='{device}' computes on the GPU)")
+    for n, v in (("a", a), ("b", b), ("c", c), ("scale_a", scale_a), ("scale_b", scale_b), ("bias", bias)):
+        if v is not None and _device.is_cuda_array(v):
+            raise ValueError(f"{n}: a CUDA array (on {_device.where(v)}); tcemu.gemm takes host arrays, also with "
+                             f"device='cuda' (copy it to the host: torch .cpu(), CuPy .get())")
     e = _lookup(arch, instr, atype, btype, dtype, stype)
     if e["dtype"] == "s32":
         raise ValueError(f"instr: {e['ptx']} accumulates in s32; tcemu.gemm takes f32- or f16-accumulating instructions")
@@ -128,7 +137,7 @@ def gemm(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype
     th = threads_arg(threads)
     return _tcemu.gemm_codes(arch, instr, atype, btype, dtype, stype, A, B, C, SA, SB, M, N, K, pe,
                              _bool_flag(negate_a, "negate_a"), _bool_flag(negate_b, "negate_b"), sk, gr, ch, plan,
-                             al, be, sa, sb, bi, ot, out_round, _bool_flag(satfinite, "satfinite"), epilogue, th)
+                             al, be, sa, sb, bi, ot, out_round, _bool_flag(satfinite, "satfinite"), epilogue, th, dev)
 
 
 def gemm_plans():

@@ -6,7 +6,7 @@ docs/gemm.md)."""
 
 import numpy as np
 
-from . import _tcemu
+from . import _device, _tcemu
 from ._arrays import as_array, codes, format_name, mma_shape, threads_arg
 from ._mma import _int_flag, _lookup
 
@@ -21,12 +21,16 @@ def _f32(x, name, shape):
 
 
 def gemm_kblock(a, b, *, arch, instr, scale_a, scale_b, block=128, atype=None, btype=None, bias=None, out_type="f32",
-                out_round="rn", satfinite=False, promote_every=0, threads=None):
+                out_round="rn", satfinite=False, promote_every=0, threads=None, device="cpu"):
     """D = sum over K blocks of (scale_a[m, j] * scale_b[j, n]) * (A B over block j), as
     tcemu/gemm_kblock.hpp says. a: M x K codes, b: K x N codes of the (not block-scaled)
     instruction; scale_a: M x ceil(K/block) float32, scale_b: ceil(K/block) x N float32 (a
     128 x 128-block weight repeats each scale over its columns); bias: N float32 values.
-    Returns M x N codes of out_type (f32, bf16, f16, e4m3, e5m2)."""
+    device: "cpu", or "cuda" / "cuda:N" (each block's chain on the emulator on that GPU; host
+    arrays either way). Returns M x N codes of out_type (f32, bf16, f16, e4m3, e5m2)."""
+    dev = _device.device_arg(device)
+    if dev >= 0 and threads is not None:
+        raise ValueError(f"threads: applies to device='cpu' (device='{device}' computes on the GPU)")
     e = _lookup(arch, instr, atype, btype, "f32" if (atype or btype) else None, None)
     if e["scale_type"] is not None:
         raise ValueError(f"instr: {e['ptx']} is block-scaled itself; gemm_kblock takes an unscaled instruction")
@@ -42,4 +46,4 @@ def gemm_kblock(a, b, *, arch, instr, scale_a, scale_b, block=128, atype=None, b
     BI = None if bias is None else _f32(bias, "bias", (N,))
     ot = format_name(out_type, "out_type")
     return _tcemu.gemm_kblock_codes(arch, instr, atype, btype, A, B, M, N, K, SA, SB, blk, BI, ot, out_round,
-                                    bool(satfinite), _int_flag(promote_every, "promote_every", 0), threads_arg(threads))
+                                    bool(satfinite), _int_flag(promote_every, "promote_every", 0), threads_arg(threads), dev)

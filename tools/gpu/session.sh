@@ -13,7 +13,8 @@
 #   2. the real instructions (tools/gpu/crossval.sh --bin): the committed golden sets, random
 #      tiles (>= 1e5 dot products per instruction), the probes, every cvt variant;
 #   3. the GoogleTest device tests (GpuEmuDevice, CliDevice) and the Python device tests
-#      (python/tests/test_device.py, test_dlpack_device.py: torch, CuPy and JAX arrays; the
+#      (python/tests/test_device.py, test_dlpack_device.py: torch, CuPy and JAX arrays;
+#      test_torch_main_grad.py: a tcemu.torch model on CUDA tensors against the CPU; the
 #      module is built here with this machine's Python, pybind11 and CMake, during step 2);
 #   4. the CPU thread scaling at 1024^3 (bench_scale, 1, 4 and 16 threads).
 # Results: $OUT/session.txt (one line per step: status, seconds, the key numbers) and
@@ -198,7 +199,7 @@ if [ -n "$PY_PID" ]; then
   tail -5 "$R/python-build.txt"
   if [ "$(cat "$R/python-build.rc" 2>/dev/null)" = 0 ]; then
     step python-device 90 "$(pct 4)" env PYTHONPATH="$PYB/python" TCEMU_CLI="$B/tcemu" XLA_PYTHON_CLIENT_PREALLOCATE=false \
-      "$PY" -m pytest -q -p no:cacheprovider -rs python/tests/test_device.py python/tests/test_dlpack_device.py
+      "$PY" -m pytest -q -p no:cacheprovider -rs python/tests/test_device.py python/tests/test_dlpack_device.py python/tests/test_torch_main_grad.py
     tail -3 "$R/python-device.txt" >> "$SUMMARY"
   fi
 fi

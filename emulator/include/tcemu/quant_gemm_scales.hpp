@@ -27,6 +27,17 @@ std::vector<uint8_t> torchao_fp8_cast(std::span<const float> x, float scale, Fmt
 // What torchao hands torch._scaled_mm as scale_a / scale_b: scale.reciprocal(), 1.0f / scale.
 float torchao_fp8_scale_inv(float scale);
 
+// Axiswise scaling (torchao's `rowwise` recipes: tensor_to_amax with AXISWISE, amax_to_scale,
+// hp_tensor_and_scale_to_float8 with a keepdim scale): each row of the rows x k matrix x (row
+// major) gets its own amax, scale and cast, each by the rule above. Rows are independent, so
+// the result is the same for every thread count.
+struct TorchaoRows {
+  std::vector<uint8_t> codes;  // rows x k
+  std::vector<float> amax, scale, scale_inv;  // one per row
+};
+TorchaoRows torchao_fp8_quantize_rows(std::span<const float> x, size_t rows, size_t k, Fmt f, bool pow2,
+                                      const Exec& exec);
+
 // TransformerEngine d0067d0 transformer_engine/common/recipe/nvfp4.cu
 // compute_nvfp4_per_tensor_scale_kernel, which cublaslt_gemm.cu runs before an NVFP4 GEMM:
 // factor_inv = 1.0f / (6 * 6 * e4m3_max_a * e4m3_max_b) and

@@ -37,7 +37,9 @@ class GemmRecorder:
     keyword arguments of tcemu.gemm (a, b, arch, instr, scales, alpha, bias, out_type ...; or of
     tcemu.gemm_kblock for blockwise FP8) with "fn" naming the function, and to .labels as
     (layer, fprop / dgrad / wgrad): a model step's GEMMs, to replay elsewhere
-    (tcemu.dask.map_gemms(client, rec.problems)) or to save as golden inputs."""
+    (tcemu.dask.map_gemms(client, rec.problems)) or to save as golden inputs. A problem is the
+    tcemu GEMM alone: what torch does to its output afterwards (torchao's rowwise and NVFP4
+    post-scaling, torchao's bias) is not part of it."""
 
     def __init__(self):
         self.problems = []
@@ -85,16 +87,33 @@ def from_codes(codes, out_type, device):
     return t if device.type == "cpu" else t.to(device)
 
 
-def run_gemm(recipe, role, arch, qa, qb, out_dtype, device, *, bias=None, where="layer"):
+def _gemm_call(recipe, device, fn, args, kw, where, role, macs):
+    """One tcemu GEMM call: recorded (GemmRecorder), timed, on the recipe's device."""
+    dev = recipe.emulation_device(device)
+    for rec in _gemm_recorders:
+        rec.add({"fn": fn.__name__, **args, **kw}, where, role)
+    t0 = time.perf_counter()
+    extra = {"threads": recipe.threads} if dev == "cpu" else {"device": dev}
+    d = fn(*args.values(), **kw, **extra)
+    TIMES["gemm"] += time.perf_counter() - t0
+    TIMES["macs"] += macs
+    return d
+
+
+def run_gemm(recipe, role, arch, qa, qb, out_dtype, device, *, bias=None, where="layer", c=None, beta=0.0):
     """D = A B^T of two QOperands through the recipe's instruction for `role`, with the
     epilogue of the recipe's library (per-tensor scale_inv factors as a_scale / b_scale or
     NVFP4's alpha, bias, the output conversion; tcemu.gemm's `fold` order unless the recipe
     names another), as a torch tensor of out_dtype (M x N). K is padded with zero codes to a
-    multiple of the instruction's K, as the kernels' zero fill of out-of-bounds tiles does."""
+    multiple of the instruction's K, as the kernels' zero fill of out-of-bounds tiles does.
+    c, beta: an M x N float32 / bfloat16 tensor the epilogue adds as beta * C (TransformerEngine's
+    accumulation into main_grad), out_dtype then being c's dtype."""
     from .._gemm import gemm  # tcemu.gemm: the GEMM plan and its epilogue (docs/gemm.md)
 
     if qa.scaling == "kblock":
         return _run_kblock(recipe, role, arch, qa, qb, out_dtype, device, bias, where)
+    if qa.scaling == "hp":
+        return _run_high_precision(recipe, role, arch, qa, qb, out_dtype, device, where)
     ins = recipe.instr(role, arch, qa, qb)
     a, b = qa.codes, qb.codes
     sa, sb = qa.scales, qb.scales
@@ -111,25 +130,75 @@ def run_gemm(recipe, role, arch, qa, qb, out_dtype, device, *, bias=None, where=
     kw = ins.kwargs()
     if sa is not None:
         kw.update(scale_a=sa, scale_b=np.ascontiguousarray(sb.T))
-    if qa.scale_inv is not None:
+    post = None  # a factor torch applies to the GEMM's output (torchao), in that output's dtype
+    gemm_dtype = out_dtype
+    if "rowwise" in (qa.scaling, qb.scaling):
+        # torchao rowwise (float8_ops.py): a tensorwise partner's scale repeated per row / column,
+        # the GEMM output bf16; with fast accumulation the rowwise kernel applies the scales, else
+        # the tensorwise kernel runs with unit scales and torch multiplies by a_inv * b_inv.
+        ra = np.array(np.broadcast_to(np.asarray(qa.scale_inv, np.float32), (a.shape[0],)))
+        rb = np.array(np.broadcast_to(np.asarray(qb.scale_inv, np.float32), (b.shape[0],)))
+        gemm_dtype = torch.bfloat16
+        if recipe.fast_accumulation.get(role, True):
+            kw.update(a_scale=ra, b_scale=rb)
+            if recipe.rowwise_kernel(arch) == "cutlass":
+                kw["epilogue"] = "sequential"  # f8f8bf16_rowwise: bf16(bias + w[n] * (x[m] * acc))
+        else:
+            post = torch.from_numpy(ra).reshape(-1, 1) * torch.from_numpy(rb).reshape(1, -1)
+    elif qa.scale_inv is not None:
         kw.update(a_scale=np.float32(qa.scale_inv), b_scale=np.float32(qb.scale_inv))
     if qa.scaling == "nvfp4":
-        kw["alpha"] = _tcemu.te_nvfp4_gemm_alpha(1.0, qa.amax, qb.amax, qa.e4m3_max, qb.e4m3_max)
-    out_type = _OUT_TYPE[out_dtype]
+        if recipe.nvfp4_epilogue == "te":
+            kw["alpha"] = _tcemu.te_nvfp4_gemm_alpha(1.0, qa.amax, qb.amax, qa.e4m3_max, qb.e4m3_max)
+        else:  # torchao _addmm_nvfp4_dispatch: result * (pts_a * pts_b).to(orig_dtype)
+            pts = torch.tensor(np.float32(qa.global_scale)) * torch.tensor(np.float32(qb.global_scale))
+            post = pts.to(out_dtype)
+    out_type = _OUT_TYPE[gemm_dtype]
     if bias is not None:
         kw["bias"] = bias.detach().cpu()
-    if recipe.epilogue is not None:
+    if recipe.epilogue is not None and "epilogue" not in kw:
         kw["epilogue"] = recipe.epilogue
     kw.update(promote_every=recipe.promotion(role, arch), out_type=out_type)
-    bt = np.ascontiguousarray(b.T)
-    for rec in _gemm_recorders:
-        rec.add({"fn": "gemm", "a": a, "b": bt, **kw}, where, role)
-    t0 = time.perf_counter()
-    d = gemm(a, bt, threads=recipe.threads, **kw)
-    TIMES["gemm"] += time.perf_counter() - t0
-    TIMES["macs"] += a.shape[0] * bt.shape[1] * k
-    out = from_codes(d, out_type, device)
+    args = {"a": a, "b": np.ascontiguousarray(b.T)}
+    if c is not None:
+        args["c"] = to_f32(c, where, "main_grad")
+        kw["beta"] = beta
+    d = _gemm_call(recipe, device, gemm, args, kw, where, role, a.shape[0] * b.shape[0] * k)
+    out = from_codes(d, out_type, torch.device("cpu"))
+    if post is not None:
+        out = out * post if post.dim() == 0 else out.mul_(post)
+    if out.dtype != out_dtype:
+        out = out.to(out_dtype)
+    out = out if device.type == "cpu" else out.to(device)
     _stats.record(where, role, qa, qb, out, bias, ins)
+    return out
+
+
+def _run_high_precision(recipe, role, arch, qa, qb, out_dtype, device, where):
+    """A GEMM of unquantized operands (torchao's DISABLED casts): in bf16 / f16 the tensor-core
+    GEMM of that dtype with f32 accumulation; in float32 torch's own matmul (on a GPU a cuBLAS
+    SGEMM, not a tensor-core GEMM: not emulated)."""
+    from .._convert import convert
+    from .._gemm import gemm
+
+    if out_dtype == torch.float32:
+        out = torch.from_numpy(qa.codes) @ torch.from_numpy(qb.codes).T
+        return out if device.type == "cpu" else out.to(device)
+    fmt = _OUT_TYPE[out_dtype]
+    qa = qz.QOperand(fmt, convert(qa.codes.view(np.uint32), "f32", fmt), source=qa.source)
+    qb = qz.QOperand(fmt, convert(qb.codes.view(np.uint32), "f32", fmt), source=qb.source)
+    ins = recipe.instr(role, arch, qa, qb)
+    a, b = qa.codes, qb.codes
+    k = a.shape[1]
+    pad = (-k) % ins.K
+    if pad:
+        a, b = np.pad(a, ((0, 0), (0, pad))), np.pad(b, ((0, 0), (0, pad)))
+    kw = ins.kwargs()
+    kw.update(out_type=fmt)
+    d = _gemm_call(recipe, device, gemm, {"a": a, "b": np.ascontiguousarray(b.T)}, kw, where, role,
+                   a.shape[0] * b.shape[0] * k)
+    out = from_codes(d, fmt, device)
+    _stats.record(where, role, qa, qb, out, None, ins)
     return out
 
 
@@ -147,14 +216,9 @@ def _run_kblock(recipe, role, arch, qa, qb, out_dtype, device, bias, where):
     kw = ins.kwargs()
     kw.pop("dtype", None)
     bias32 = None if bias is None else np.ascontiguousarray(bias.detach().cpu().to(torch.float32).numpy())
-    bt, sb = np.ascontiguousarray(b.T), np.ascontiguousarray(qb.scales.T)
-    for rec in _gemm_recorders:
-        rec.add({"fn": "gemm_kblock", "a": a, "b": bt, "scale_a": qa.scales, "scale_b": sb, "bias": bias32,
-                 "out_type": out_type, **kw}, where, role)
-    t0 = time.perf_counter()
-    d = gemm_kblock(a, bt, scale_a=qa.scales, scale_b=sb, bias=bias32, out_type=out_type, threads=recipe.threads, **kw)
-    TIMES["gemm"] += time.perf_counter() - t0
-    TIMES["macs"] += a.shape[0] * b.shape[0] * a.shape[1]
+    kw.update(scale_a=qa.scales, scale_b=np.ascontiguousarray(qb.scales.T), bias=bias32, out_type=out_type)
+    d = _gemm_call(recipe, device, gemm_kblock, {"a": a, "b": np.ascontiguousarray(b.T)}, kw, where, role,
+                   a.shape[0] * b.shape[0] * a.shape[1])
     out = from_codes(d, out_type, device)
     _stats.record(where, role, qa, qb, out, bias, ins)
     return out
@@ -164,8 +228,9 @@ class Layer:
     """The emulation state of one linear layer (or one call site of an autocast GEMM): the
     recipe, arch and name, and what persists across steps."""
 
-    def __init__(self, recipe, arch, name, inference=False):
+    def __init__(self, recipe, arch, name, inference=False, fuse_wgrad_accumulation=False):
         self.recipe, self.arch, self.name, self.inference = recipe, arch, name, inference
+        self.fuse_wgrad = fuse_wgrad_accumulation
         self.state = {}
         self.sr_offset = 0
         self.weight_cache = None  # inference: (weight version, data pointer, QOperand)
@@ -178,7 +243,7 @@ class Layer:
         return ctx
 
     def quantize(self, tensor, usage, x, scale=None):
-        q = self.recipe.quantizer(tensor)
+        q = self.recipe.quantizer_for(tensor, usage)
         ctx = self._ctx(tensor, usage, scale)
         if tensor in self.recipe.stochastic:
             ctx.seed = (getattr(self.recipe, "seed", 0) * 1000003 + self.handle) & 0xFFFFFFFFFFFFFFFF
@@ -204,26 +269,47 @@ class Layer:
             self._end_of(("weight",))
         return self.weight_cache[1]
 
-    def forward(self, x, w, bias):
-        """Y = X W^T + bias for X (..., K), W (N, K): (Y, the saved scales of the forward)."""
+    def forward(self, x, w, bias, first_microbatch=None):
+        """Y = X W^T + bias for X (..., K), W (N, K): (Y, the saved scales of the forward and
+        the is_first_microbatch flag: 5 float32 values)."""
         if x.shape[-1] != w.shape[-1]:
             raise ValueError(f"{self.name}: input has K = {x.shape[-1]}, weight {tuple(w.shape)} needs K = {w.shape[-1]}")
-        out_dtype = self.recipe.output_dtype(x.dtype)
+        r = self.recipe
+        out_dtype = r.output_dtype(x.dtype)
         x2 = to_f32(x, self.name, "input")
         qx = self.quantize("input", "rowwise", x2)
         qw = self._weight(w)
-        y = run_gemm(self.recipe, "fprop", self.arch, qx, qw, out_dtype, x.device, bias=self.recipe.bias(bias),
-                     where=self.name)
-        saved = torch.zeros(4, dtype=torch.float32)
+        y = run_gemm(r, "fprop", self.arch, qx, qw, out_dtype, x.device,
+                     bias=r.bias(bias) if r.bias_in_epilogue else None, where=self.name)
+        if bias is not None and not r.bias_in_epilogue:
+            y = y + bias.detach().to(y.dtype)  # torchao: output + self.bias.to(output.dtype), in torch
+        saved = torch.zeros(5, dtype=torch.float32)
         if qx.scale_used is not None:
             saved[0], saved[1] = float(qx.scale_used[0]), float(qx.scale_used[1])
         if qw.scale_used is not None:
             saved[2], saved[3] = float(qw.scale_used[0]), float(qw.scale_used[1])
+        saved[4] = {None: 0.0, True: 1.0, False: 2.0}[first_microbatch]
         self._end_of(("input",) if self.inference else ("input", "weight"))
         return y.reshape(*x.shape[:-1], w.shape[0]), saved
 
+    def _main_grad(self, w, first_microbatch):
+        """TransformerEngine's fuse_wgrad_accumulation (module/linear.py): the wgrad GEMM writes
+        into weight.main_grad, accumulating (beta = 1) unless is_first_microbatch is True or
+        the weight has overwrite_main_grad set: (main_grad, beta)."""
+        mg = getattr(w, "main_grad", None)
+        if not isinstance(mg, torch.Tensor):
+            raise ValueError(f"{self.name}: fuse_wgrad_accumulation=True needs weight.main_grad, a preallocated "
+                             f"float32 (or bfloat16) tensor of the weight's shape {tuple(w.shape)}, as in "
+                             f"TransformerEngine")
+        if tuple(mg.shape) != tuple(w.shape) or mg.dtype not in (torch.float32, torch.bfloat16):
+            raise ValueError(f"{self.name}: weight.main_grad has shape {tuple(mg.shape)} and dtype {mg.dtype}; "
+                             f"{tuple(w.shape)} float32 or bfloat16 is required")
+        accumulate = first_microbatch is not True and not getattr(w, "overwrite_main_grad", False)
+        return mg, (1.0 if accumulate else 0.0)
+
     def backward(self, dy, x, w, saved, need_dx, need_dw):
-        """(dX or None, dW or None) for dY (..., N)."""
+        """(dX or None, dW or None) for dY (..., N). With fuse_wgrad_accumulation the weight
+        gradient goes into weight.main_grad and dW is None."""
         r = self.recipe
         dy2 = to_f32(dy, self.name, "grad_output")
         qdy = self.quantize("grad_output", "rowwise", dy2)
@@ -237,13 +323,24 @@ class Layer:
             dx = dx.reshape(*x.shape)
         if need_dw:
             x2 = to_f32(x, self.name, "input")
-            if r.quantizer("grad_output").per_tensor:
+            if r.quantizer_for("grad_output", "columnwise").per_tensor and \
+                    r.quantizer_for("grad_output", "columnwise") is r.quantizer_for("grad_output", "rowwise"):
                 qdyt = qz.QOperand(qdy.fmt, np.ascontiguousarray(qdy.codes.T), scale_inv=qdy.scale_inv,
                                    source=np.ascontiguousarray(dy2.T))
             else:
                 qdyt = self.quantize("grad_output", "columnwise", np.ascontiguousarray(dy2.T))
             qxt = self.quantize("input", "columnwise", np.ascontiguousarray(x2.T), scale=sx)
-            dw = run_gemm(r, "wgrad", self.arch, qdyt, qxt, r.output_dtype(w.dtype), w.device, where=self.name)
+            if self.fuse_wgrad:
+                if qdyt.scaling == "kblock":
+                    raise ValueError(f"{self.name}: fuse_wgrad_accumulation with blockwise FP8 (Float8BlockScaling) is "
+                                     f"not modelled: where cuBLASLt adds C in its block-scaled GEMM is not public")
+                first = {0.0: None, 1.0: True, 2.0: False}[float(saved[4].item())]
+                mg, beta = self._main_grad(w, first)
+                with torch.no_grad():
+                    mg.copy_(run_gemm(r, "wgrad", self.arch, qdyt, qxt, mg.dtype, w.device, where=self.name, c=mg,
+                                      beta=beta))
+            else:
+                dw = run_gemm(r, "wgrad", self.arch, qdyt, qxt, r.output_dtype(w.dtype), w.device, where=self.name)
         self._end_of(("grad_output",))
         return dx, dw
 

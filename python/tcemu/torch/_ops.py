@@ -24,15 +24,19 @@ def _layer(handle):
         raise ValueError(f"tcemu::linear: no emulated layer with handle {handle}") from None
 
 
+_FIRST = {0: None, 1: True, 2: False}  # is_first_microbatch as the operator's int argument
+
+
 @torch.library.custom_op("tcemu::linear", mutates_args=())
-def linear_op(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor], handle: int) -> Tuple[torch.Tensor, torch.Tensor]:
-    return _layer(handle).forward(x, weight, bias)
+def linear_op(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor], handle: int,
+              first_microbatch: int = 0) -> Tuple[torch.Tensor, torch.Tensor]:
+    return _layer(handle).forward(x, weight, bias, _FIRST[first_microbatch])
 
 
 @linear_op.register_fake
-def _linear_fake(x, weight, bias, handle):
+def _linear_fake(x, weight, bias, handle, first_microbatch=0):
     dt = _layer(handle).fake_out_dtype(x.dtype)
-    return x.new_empty((*x.shape[:-1], weight.shape[0]), dtype=dt), x.new_empty((4,), dtype=torch.float32)
+    return x.new_empty((*x.shape[:-1], weight.shape[0]), dtype=dt), x.new_empty((5,), dtype=torch.float32)
 
 
 @torch.library.custom_op("tcemu::linear_backward", mutates_args=())
@@ -50,7 +54,7 @@ def _linear_backward_fake(dy, x, weight, saved, handle, need_dx, need_dw):
 
 
 def _setup_context(ctx, inputs, output):
-    x, weight, bias, handle = inputs
+    x, weight, bias, handle = inputs[:4]
     ctx.save_for_backward(x, weight, output[1])
     ctx.handle = handle
     ctx.bias_dtype = None if bias is None else bias.dtype
@@ -63,12 +67,22 @@ def _backward(ctx, dy, _dsaved):
     db = None
     if ctx.bias_dtype is not None and ctx.needs_input_grad[2]:
         db = dy.reshape(-1, dy.shape[-1]).to(torch.float32).sum(0).to(ctx.bias_dtype)
-    return (dx if need_dx else None), (dw if need_dw else None), db, None
+    if need_dw and _layer(ctx.handle).fuse_wgrad:
+        # TransformerEngine (module/linear.py): the gradient went into weight.main_grad; a weight
+        # with grad_added_to_main_grad (Megatron's DDP) gets it set and a dummy gradient (TE's is
+        # zeros with zero_out_wgrad, else uninitialized memory: tcemu gives zeros), else None.
+        if hasattr(weight, "grad_added_to_main_grad"):
+            weight.grad_added_to_main_grad = True
+            dw = torch.zeros_like(weight)
+        else:
+            need_dw = False
+    return (dx if need_dx else None), (dw if need_dw else None), db, None, None
 
 
 torch.library.register_autograd("tcemu::linear", _backward, setup_context=_setup_context)
 
 
-def linear(x, weight, bias, layer):
+def linear(x, weight, bias, layer, is_first_microbatch=None):
     """Y = X W^T + bias through the emulated layer (autograd: dX, dW, db)."""
-    return torch.ops.tcemu.linear(x, weight, bias, layer.handle)[0]
+    first = {None: 0, True: 1, False: 2}[is_first_microbatch]
+    return torch.ops.tcemu.linear(x, weight, bias, layer.handle, first)[0]

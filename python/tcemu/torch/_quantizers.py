@@ -21,13 +21,13 @@ class QOperand:
     Quantized behind it (for dequantize), else None; source: the float32 input (statistics)."""
 
     __slots__ = ("fmt", "codes", "scaling", "scales", "block", "scale_inv", "amax", "e4m3_max", "quantized",
-                 "source", "scale_used")
+                 "source", "scale_used", "global_scale")
 
     def __init__(self, fmt, codes, *, scaling=None, scales=None, block=0, scale_inv=None, amax=None, e4m3_max=448.0,
-                 quantized=None, source=None, scale_used=None):
+                 quantized=None, source=None, scale_used=None, global_scale=None):
         self.fmt, self.codes, self.scaling, self.scales, self.block = fmt, codes, scaling, scales, block
         self.scale_inv, self.amax, self.e4m3_max, self.quantized = scale_inv, amax, e4m3_max, quantized
-        self.source, self.scale_used = source, scale_used
+        self.source, self.scale_used, self.global_scale = source, scale_used, global_scale
 
     def dequantized(self):
         """The values the operand stands for (float64), for statistics."""
@@ -35,7 +35,10 @@ class QOperand:
             return _quant.dequantize(self.quantized).astype(np.float64)
         v = _tcemu.convert_codes(np.ascontiguousarray(self.codes), self.fmt, "f64", None, False, False, False, "",
                                  None).view(np.float64).reshape(self.codes.shape)
-        return v if self.scale_inv is None else v * float(self.scale_inv)
+        if self.scale_inv is None:
+            return v
+        si = np.asarray(self.scale_inv, np.float64)
+        return v * (si.reshape(-1, 1) if si.ndim else float(si))
 
 
 class Quantizer:
@@ -114,6 +117,36 @@ class TorchaoTensorwise(Quantizer):
         return QOperand(self.fmt, codes, scale_inv=np.float32(scale_inv), source=x)
 
 
+class TorchaoRowwise(Quantizer):
+    """torchao float8 training, axiswise dynamic scaling (the `rowwise` recipes): each row of the
+    operand (rows x K) gets its own amax over K, scale = float32(max / max(float64(amax), 1e-12)),
+    rounded down to a power of two with pow2, and the cast of clamp(x * scale). scale_inv holds
+    one float32 per row (1 / scale), the factor torch._scaled_mm's rowwise scale_a / scale_b
+    take."""
+
+    per_tensor = False
+
+    def __init__(self, fmt, pow2=True):
+        self.fmt, self.pow2 = fmt, pow2
+
+    def __call__(self, x, ctx):
+        codes, scale, scale_inv, _ = _tcemu.torchao_fp8_quantize_rows(np.ascontiguousarray(x), self.fmt, self.pow2,
+                                                                       ctx.threads or 0)
+        return QOperand(self.fmt, codes, scaling="rowwise", scale_inv=scale_inv, source=x)
+
+
+class HighPrecision(Quantizer):
+    """No quantization (torchao's ScalingType.DISABLED): the GEMM takes the tensor in the
+    model's own precision. fmt is set per call from the tensor's dtype (QOperand.fmt 'hp'
+    carries the float32 values; the layer runs the GEMM in the activations' dtype)."""
+
+    per_tensor = True
+    fmt = "hp"
+
+    def __call__(self, x, ctx):
+        return QOperand("hp", np.ascontiguousarray(x, np.float32), scaling="hp", source=x)
+
+
 class Blocked(Quantizer):
     """A block-scaled recipe preset of tcemu.quantize (MX: UE8M0 per 32 elements of K; NVFP4:
     UE4M3 per 16 with a per-tensor scale), with its options. tile2d NVFP4 weights share one
@@ -146,7 +179,7 @@ class Blocked(Quantizer):
             scales = np.repeat(scales, 16, axis=0)[:rows]
         amax = q.amax if self.scaling == "nvfp4" else None
         return QOperand(q.elem, q.codes, scaling=self.scaling, scales=np.ascontiguousarray(scales), block=self.block,
-                        amax=amax, quantized=q, source=x)
+                        amax=amax, quantized=q, source=x, global_scale=q.global_scale if amax is not None else None)
 
 
 class BlockFP8(Quantizer):

@@ -17,7 +17,7 @@ class EmulatedLinear(nn.Linear):
     dict). .tcemu_layer holds the recipe, arch and per-layer state."""
 
     @classmethod
-    def from_linear(cls, mod, recipe, arch, name, inference=False):
+    def from_linear(cls, mod, recipe, arch, name, inference=False, fuse_wgrad_accumulation=False):
         new = cls.__new__(cls)
         nn.Module.__init__(new)
         new.in_features, new.out_features = mod.in_features, mod.out_features
@@ -30,21 +30,28 @@ class EmulatedLinear(nn.Linear):
         new._forward_hooks, new._forward_pre_hooks = mod._forward_hooks, mod._forward_pre_hooks
         new._backward_hooks = mod._backward_hooks
         new.__dict__.pop("tcemu_layer", None)
-        new.tcemu_layer = Layer(recipe, arch, name, inference=inference)
+        new.tcemu_layer = Layer(recipe, arch, name, inference=inference, fuse_wgrad_accumulation=fuse_wgrad_accumulation)
         _ops.register(new.tcemu_layer)
         return new
 
-    def forward(self, x):
+    def forward(self, x, is_first_microbatch=None):
+        """is_first_microbatch (TransformerEngine's forward argument): with
+        fuse_wgrad_accumulation, True makes this micro-batch's wgrad GEMM overwrite
+        weight.main_grad instead of accumulating into it (TE's FP8 weight cache across
+        micro-batches is not modelled: the weight is quantized at every forward)."""
+        if is_first_microbatch is not None and not isinstance(is_first_microbatch, bool):
+            raise TypeError(f"is_first_microbatch: None, True or False, got {is_first_microbatch!r}")
         if not self.tcemu_layer.recipe.emulated:
             return nn.functional.linear(x, self.weight, self.bias)
         if self.tcemu_layer.inference:
             with torch.no_grad():
-                return _ops.linear(x, self.weight, self.bias, self.tcemu_layer)
-        return _ops.linear(x, self.weight, self.bias, self.tcemu_layer)
+                return _ops.linear(x, self.weight, self.bias, self.tcemu_layer, is_first_microbatch)
+        return _ops.linear(x, self.weight, self.bias, self.tcemu_layer, is_first_microbatch)
 
     def extra_repr(self):
         lay = self.tcemu_layer
-        return f"{super().extra_repr()}, recipe={lay.recipe!r}, arch={lay.arch}" + (", inference" if lay.inference else "")
+        return (f"{super().extra_repr()}, recipe={lay.recipe!r}, arch={lay.arch}" + (", inference" if lay.inference else "")
+                + (", fuse_wgrad_accumulation" if lay.fuse_wgrad else ""))
 
 
 def check_recipe_arch(recipe, arch):
@@ -57,14 +64,21 @@ def check_recipe_arch(recipe, arch):
         raise ValueError(f"arch: '{arch}' (tcemu.torch's recipes run on {', '.join(ARCHES)})")
 
 
-def convert(model, recipe, *, arch, filter_fn=None, inference=False):
+def convert(model, recipe, *, arch, filter_fn=None, inference=False, fuse_wgrad_accumulation=False):
     """Replaces, in place, every nn.Linear of `model` (or those for which
     filter_fn(module, qualified_name) is true) by an EmulatedLinear of the recipe on `arch`,
     and returns the model. inference=True: fprop only, weights quantized once per weight
-    version (FP8 inference). The parameters, the state dict and every other module are
+    version (FP8 inference). fuse_wgrad_accumulation=True: TransformerEngine's option of that
+    name: each weight has a main_grad (float32 or bfloat16, set by the user, as Megatron does)
+    and the wgrad GEMM accumulates into it in its epilogue (beta = 1, C = main_grad), instead
+    of producing weight.grad. The parameters, the state dict and every other module are
     untouched; an optimizer built on the model's parameters keeps working. An EmulatedLinear
     is converted again (a new recipe, arch or mode, and fresh per-layer state)."""
     check_recipe_arch(recipe, arch)
+    if not isinstance(fuse_wgrad_accumulation, bool):
+        raise TypeError(f"fuse_wgrad_accumulation: True or False, got {fuse_wgrad_accumulation!r}")
+    if fuse_wgrad_accumulation and inference:
+        raise ValueError("fuse_wgrad_accumulation: inference runs no wgrad GEMM")
     if filter_fn is not None and not callable(filter_fn):
         raise TypeError("filter_fn: a callable (module, name) -> bool is required")
     if isinstance(model, nn.Linear) and not isinstance(model, EmulatedLinear):
@@ -78,5 +92,6 @@ def convert(model, recipe, *, arch, filter_fn=None, inference=False):
             if swappable and (filter_fn is None or filter_fn(child, full)):
                 todo.append((mod, child_name, child, full))
     for parent, child_name, child, full in todo:
-        setattr(parent, child_name, EmulatedLinear.from_linear(child, recipe, arch, full, inference=inference))
+        setattr(parent, child_name, EmulatedLinear.from_linear(child, recipe, arch, full, inference=inference,
+                                                                fuse_wgrad_accumulation=fuse_wgrad_accumulation))
     return model

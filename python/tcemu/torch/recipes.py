@@ -50,14 +50,24 @@ class Recipe:
         is not public: the default 4 (4 x k32 = 128 elements of K) is DeepGEMM's, as the
         DeepSeek-V3 report describes it; 0 turns promotion off;
       epilogue: the tcemu.gemm epilogue order (None: its default, `fold`; docs/gemm.md);
-      threads: tcemu.mma threads per GEMM (None: every core)."""
+      threads: tcemu.mma threads per GEMM (None: every core);
+      device: where the emulated GEMMs run: None (the default) on the emulator on the GPU that
+        holds the layer's tensors (CUDA tensors: tcemu's CUDA backend, the same bits) and on the
+        host for CPU tensors; "cpu" always on the host; "cuda" / "cuda:N" on that GPU."""
 
     name = "recipe"
     emulated = True
     upstream = ""
     fast_accumulation = {"fprop": True, "dgrad": True, "wgrad": True}
+    # True: the bias is the GEMM epilogue's (TransformerEngine hands it to cuBLASLt, added in f32
+    # before the output conversion); False: torch adds it to the converted output
+    # (`output + bias.to(output.dtype)`, torchao's Float8Linear and MXFP8Linear).
+    bias_in_epilogue = True
+    # NVFP4 GEMMs: "te" (the per-tensor scales folded into alpha: nvte's per-tensor scale kernel)
+    # or "torchao" (alpha 1, then torch multiplies the output by (pts_a * pts_b).to(dtype)).
+    nvfp4_epilogue = "te"
 
-    def __init__(self, *, instr=None, promote_every=4, epilogue=None, threads=None):
+    def __init__(self, *, instr=None, promote_every=4, epilogue=None, threads=None, device=None):
         if instr is not None and (not isinstance(instr, dict) or set(instr) - set(ROLES)):
             raise ValueError(f"instr: a dict with keys among {', '.join(ROLES)} is required, got {instr!r}")
         if isinstance(promote_every, bool) or not isinstance(promote_every, int) or promote_every < 0:
@@ -66,10 +76,28 @@ class Recipe:
         self.promote_every = promote_every
         self.epilogue = epilogue
         self.threads = threads
+        if device is not None:
+            from .._device import device_arg
+            device_arg(device)  # TypeError / ValueError for a name that is not a device
+        self.device = device
 
     # What subclasses define.
     def quantizer(self, tensor):
         raise NotImplementedError
+
+    def quantizer_for(self, tensor, usage):
+        """The quantizer of `tensor` in its `usage` (rowwise: fprop and dgrad's A, columnwise:
+        the transposed copies of dgrad's B and of both wgrad operands). Most recipes use one per
+        tensor; torchao's rowwise_with_gw_hp differs per usage."""
+        return self.quantizer(tensor)
+
+    def emulation_device(self, tensor_device):
+        """The tcemu device name a GEMM of tensors on `tensor_device` (a torch.device) runs on."""
+        if self.device is not None:
+            return self.device
+        if tensor_device.type == "cuda":
+            return f"cuda:{tensor_device.index or 0}"
+        return "cpu"
 
     rht_columnwise = frozenset()   # tensors whose columnwise (wgrad) operand takes the RHT
     stochastic = frozenset()       # tensors quantized with stochastic rounding
@@ -88,7 +116,7 @@ class Recipe:
         if role in self.instr_override:
             stype = {"mx": "ue8m0", "nvfp4": "ue4m3"}.get(qa.scaling)
             return Instr(arch, self.instr_override[role], qa.fmt, qb.fmt, stype)
-        return default_instr(arch, qa.fmt, qb.fmt, qa.scaling)
+        return default_instr(arch, qa.fmt, qb.fmt, qa.scaling if qa.scaling in ("mx", "nvfp4") else None)
 
     def promotion(self, role, arch):
         """promote_every for this GEMM on arch."""
@@ -275,7 +303,8 @@ class TorchaoMX(Recipe):
     instead of the pinned commit; they differ only for blocks whose scale code is 0 or whose
     amax is not finite."""
 
-    upstream = "torchao/prototype/mx_formats/mx_tensor.py (to_mx)"
+    upstream = "torchao/prototype/mx_formats/mx_tensor.py (to_mx), prototype/moe_training/mxfp8_linear.py"
+    bias_in_epilogue = False
 
     def __init__(self, scale_calculation_mode="floor", variant="current", **kw):
         super().__init__(**kw)
@@ -299,10 +328,15 @@ class TorchaoMX(Recipe):
 class TorchaoNVFP4(Recipe):
     """torchao's NVFP4 quantization (torchao/prototype/mx_formats/nvfp4_tensor.py
     nvfp4_quantize with a per-tensor scale: the `nvfp4-torchao` preset) of every operand, 1 x
-    16 blocks, no Hadamard transform, round to nearest. torchao's NVFP4 training recipe
-    (prototype/moe_training/nvfp4_training) is not modelled."""
+    16 blocks, no Hadamard transform, round to nearest. The GEMM as _addmm_nvfp4_dispatch runs
+    it: torch._scaled_mm with the block scales only, output in the activations' dtype, then
+    torch multiplies it by (per_tensor_scale_a * per_tensor_scale_b).to(dtype) and adds the
+    bias. torchao's NVFP4 training recipe (prototype/moe_training/nvfp4_training) is not
+    modelled."""
 
-    upstream = "torchao/prototype/mx_formats/nvfp4_tensor.py (nvfp4_quantize)"
+    upstream = "torchao/prototype/mx_formats/nvfp4_tensor.py (nvfp4_quantize, _addmm_nvfp4_dispatch)"
+    bias_in_epilogue = False
+    nvfp4_epilogue = "torchao"
 
     def __init__(self, **kw):
         super().__init__(**kw)
@@ -314,24 +348,65 @@ class TorchaoNVFP4(Recipe):
 
 
 class TorchaoFloat8(Recipe):
-    """torchao float8 training, recipe 'tensorwise' (torchao/float8/config.py, float8_utils.py):
-    dynamic per-tensor scaling, e4m3 input and weight, e5m2 grad_output; torch._scaled_mm with
-    use_fast_accum=True for the output GEMM only (gemm_config_output)."""
+    """torchao float8 training (torchao/float8/config.py Float8LinearConfig.from_recipe_name,
+    float8_linear.py, float8_ops.py addmm_float8_unwrapped, float8_utils.py amax_to_scale):
+    dynamic scaling; torch._scaled_mm with use_fast_accum=True for the output GEMM only
+    (gemm_config_output); the bias added by torch after the GEMM (Float8Linear.forward).
+      'tensorwise': one scale per tensor, e4m3 input and weight, e5m2 grad_output.
+      'rowwise': one scale per row of each operand along K (AXISWISE), e4m3 everywhere, scales
+        rounded down to powers of two. The GEMM output is bf16 (an f32 / f16 model's output is
+        rounded to bf16, then cast back). fprop (fast accumulation) runs the rowwise kernel with
+        the scales in its epilogue; dgrad and wgrad run the tensorwise kernel with unit scales
+        and torch multiplies the bf16 output by a_inv[m] * b_inv[n] afterwards (float8_ops.py:
+        "the rowwise CUTLASS-based kernel is so slow without fast-accum").
+      'rowwise_with_gw_hp': fprop as 'rowwise'; dgrad with a rowwise e4m3 grad_output and a
+        tensorwise e4m3 weight (its scale repeated per column, preprocess_addmm); wgrad in high
+        precision (the bf16 / f16 GEMM of the unquantized tensors; an f32 model's wgrad is torch's
+        own float32 matmul, a cuBLAS SGEMM on the GPU, not a tensor-core GEMM and not emulated).
+    rowwise_kernel: which kernel torch._scaled_mm runs for rowwise scales: None = as
+      aten/src/ATen/native/cuda/ScaledBlas.cpp dispatches with cuBLAS >= 12.9: 'cutlass'
+      (f8f8bf16_rowwise: bf16(bias + w[n] * (x[m] * acc)), tcemu.gemm's `sequential` order) on
+      sm_89 and sm_100a / sm_120a, 'cublaslt' (outer-vector scale mode; order not public: the
+      recipe's epilogue, default `fold`) on sm_90a."""
 
-    upstream = "torchao/float8/config.py, float8_utils.py (amax_to_scale), float8_training_tensor.py"
+    upstream = "torchao/float8/config.py, float8_linear.py, float8_ops.py, float8_utils.py (amax_to_scale)"
     fast_accumulation = {"fprop": True, "dgrad": False, "wgrad": False}
+    bias_in_epilogue = False
+    RECIPES = ("tensorwise", "rowwise", "rowwise_with_gw_hp")
 
-    def __init__(self, recipe="tensorwise", **kw):
+    def __init__(self, recipe="tensorwise", rowwise_kernel=None, **kw):
         super().__init__(**kw)
-        if recipe != "tensorwise":
-            raise ValueError(f"recipe: '{recipe}'; only torchao's 'tensorwise' float8 recipe is modelled (rowwise "
-                             f"needs rowwise epilogue scales of tcemu.gemm)")
-        self.name = "torchao-float8"
-        self._q = {"input": qz.TorchaoTensorwise("e4m3"), "weight": qz.TorchaoTensorwise("e4m3"),
-                   "grad_output": qz.TorchaoTensorwise("e5m2")}
+        if recipe not in self.RECIPES:
+            raise ValueError(f"recipe: '{recipe}' is not a torchao float8 recipe ({', '.join(self.RECIPES)})")
+        if rowwise_kernel not in (None, "cutlass", "cublaslt"):
+            raise ValueError(f"rowwise_kernel: None, 'cutlass' or 'cublaslt', got {rowwise_kernel!r}")
+        self.recipe_name, self.kernel = recipe, rowwise_kernel
+        self.name = "torchao-float8" if recipe == "tensorwise" else f"torchao-float8-{recipe.replace('_', '-')}"
+        if recipe == "tensorwise":
+            self._q = {"input": qz.TorchaoTensorwise("e4m3"), "weight": qz.TorchaoTensorwise("e4m3"),
+                       "grad_output": qz.TorchaoTensorwise("e5m2")}
+        else:
+            row = qz.TorchaoRowwise("e4m3", pow2=True)
+            self._q = {"input": row, "weight": row, "grad_output": row}
+        self._hp = {}
 
     def quantizer(self, tensor):
         return self._q[tensor]
+
+    def quantizer_for(self, tensor, usage):
+        if self.recipe_name != "rowwise_with_gw_hp" or usage == "rowwise":
+            return self._q[tensor]
+        if tensor == "weight":  # cast_config_weight_for_grad_input: TENSORWISE
+            return qz.TorchaoTensorwise("e4m3", pow2=True)
+        return qz.HighPrecision()  # cast_config_*_for_grad_weight: DISABLED
+
+    def rowwise_kernel(self, arch):
+        if self.kernel is not None:
+            return self.kernel
+        return "cublaslt" if arch == "sm_90a" else "cutlass"
+
+    def __repr__(self):
+        return f"TorchaoFloat8(recipe={self.recipe_name!r})"
 
 
 _BY_NAME = {
@@ -341,6 +416,8 @@ _BY_NAME = {
     "te-current": Float8CurrentScaling, "te-block": Float8BlockScaling, "te-mxfp8": MXFP8BlockScaling, "te-nvfp4": NVFP4BlockScaling,
     "torchao-mxfp8-floor": lambda **k: TorchaoMX("floor", **k), "torchao-mxfp8-rceil": lambda **k: TorchaoMX("rceil", **k),
     "torchao-nvfp4": TorchaoNVFP4, "torchao-float8": TorchaoFloat8,
+    "torchao-float8-rowwise": lambda **k: TorchaoFloat8("rowwise", **k),
+    "torchao-float8-rowwise-with-gw-hp": lambda **k: TorchaoFloat8("rowwise_with_gw_hp", **k),
 }
 
 

@@ -105,12 +105,28 @@ PyQuantized quantize(const py::array_t<float>& x, size_t rows, size_t cols, cons
   return out;
 }
 
-py::array_t<float> dequantize(const PyQuantized& q, int threads) {
+// dequant: "" keeps the recipe's dequantize arithmetic; else MX "ocp" / "te" / "te-2.18" or
+// NVFP4 "tcemu" / "te" (tcemu/quant.hpp MxDequant, tcemu/quant_nvfp4.hpp Nvfp4Dequant).
+py::array_t<float> dequantize(const PyQuantized& q, int threads, const std::string& dequant) {
   const Exec exec = exec_of(threads);
+  Recipe r = q.recipe;
+  if (!dequant.empty()) {
+    if (r.kind == quant::RecipeKind::mx) {
+      const auto d = quant::parse_mx_dequant(dequant);
+      if (!d) throw py::value_error("dequant: '" + dequant + "' is not an MX dequantize rule (ocp, te, te-2.18)");
+      r.mx_dequant = *d;
+    } else if (r.kind == quant::RecipeKind::nvfp4) {
+      const auto d = quant::parse_nvfp4_dequant(dequant);
+      if (!d) throw py::value_error("dequant: '" + dequant + "' is not an NVFP4 dequantize rule (tcemu, te)");
+      r.nvfp4_dequant = *d;
+    } else {
+      throw py::value_error("dequant: the recipe has one dequantize rule; dequant= applies to MX and NVFP4");
+    }
+  }
   Result<std::vector<float>> res;
   {
     py::gil_scoped_release nogil;
-    res = quant::dequantize(q.recipe, q.q, exec);
+    res = quant::dequantize(r, q.q, exec);
   }
   if (!res.ok()) throw py::value_error("dequantize: " + res.error);
   const std::vector<float>& v = res.value;
@@ -164,7 +180,7 @@ void init_quant(py::module_& m) {
   m.def("quantize_f32", &quantize, py::arg("x"), py::arg("rows"), py::arg("cols"), py::arg("recipe"), py::arg("options"),
         py::arg("rbits"), py::arg("seed"), py::arg("offset"), py::arg("have_seed"),
         py::arg("threads") = 0);
-  m.def("dequantize_q", &dequantize, py::arg("q"), py::arg("threads") = 0);
+  m.def("dequantize_q", &dequantize, py::arg("q"), py::arg("threads") = 0, py::arg("dequant") = "");
   m.def("philox_words", [](uint64_t seed, uint64_t offset, size_t n) {
     const std::vector<uint32_t> w = philox_words(seed, offset, n);
     py::array_t<uint32_t> out(static_cast<py::ssize_t>(n));

@@ -98,13 +98,17 @@ def fp8_cast(x, scale, fmt, *, threads=None):
     return _tcemu.fp8_cast_scaled(np.ascontiguousarray(v), float(np.float32(scale)), fmt, th)
 
 
-def dequantize(q, *, threads=None):
-    """The values a Quantized stands for (float32, rows x cols), in the recipe's arithmetic
-    (its dequant option: ocp / te for MX, tcemu / te for NVFP4). threads: as quantize()."""
+def dequantize(q, *, threads=None, dequant=None):
+    """The values a Quantized stands for (float32, rows x cols), in the recipe's arithmetic.
+    dequant: None (the recipe's default: ocp for MX, tcemu for NVFP4) or another rule of the
+    format, as the CLI's --dequant: MX 'ocp', 'te' (TransformerEngine's dequantize_mxfp8.cuh),
+    'te-2.18'; NVFP4 'tcemu', 'te' (dequantize_nvfp4.cuh). threads: as quantize()."""
     th = threads_arg(threads)
     if not isinstance(q, Quantized):
         raise TypeError(f"q: a tcemu.Quantized (from tcemu.quantize) is required, got {type(q).__name__}")
-    return _tcemu.dequantize_q(q, th)
+    if dequant is not None and not isinstance(dequant, str):
+        raise TypeError(f"dequant: a rule name (str) or None is required, got {type(dequant).__name__}")
+    return _tcemu.dequantize_q(q, th, dequant or "")
 
 
 def recipe_options(recipe, **options):

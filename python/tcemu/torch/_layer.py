@@ -174,15 +174,18 @@ def run_gemm(recipe, role, arch, qa, qb, out_dtype, device, *, bias=None, where=
     return out
 
 
-def _run_high_precision(recipe, role, arch, qa, qb, out_dtype, device, where):
-    """A GEMM of unquantized operands (torchao's DISABLED casts): in bf16 / f16 the tensor-core
-    GEMM of that dtype with f32 accumulation; in float32 torch's own matmul (on a GPU a cuBLAS
-    SGEMM, not a tensor-core GEMM: not emulated)."""
+def _run_high_precision(recipe, role, arch, qa, qb, out_dtype, device, where, c=None, beta=0.0):
+    """A GEMM of unquantized operands (torchao's DISABLED casts, TE's backward_override): in
+    bf16 / f16 the tensor-core GEMM of that dtype with f32 accumulation (the float32 values are
+    rounded to it, RNE); in float32 torch's own matmul (on a GPU a cuBLAS SGEMM, not a
+    tensor-core GEMM: not emulated). c, beta: as run_gemm."""
     from .._convert import convert
     from .._gemm import gemm
 
     if out_dtype == torch.float32:
         out = torch.from_numpy(qa.codes) @ torch.from_numpy(qb.codes).T
+        if c is not None and beta:
+            out = out + c.detach().cpu().to(torch.float32)
         return out if device.type == "cpu" else out.to(device)
     fmt = _OUT_TYPE[out_dtype]
     qa = qz.QOperand(fmt, convert(qa.codes.view(np.uint32), "f32", fmt), source=qa.source)
@@ -195,8 +198,11 @@ def _run_high_precision(recipe, role, arch, qa, qb, out_dtype, device, where):
         a, b = np.pad(a, ((0, 0), (0, pad))), np.pad(b, ((0, 0), (0, pad)))
     kw = ins.kwargs()
     kw.update(out_type=fmt)
-    d = _gemm_call(recipe, device, gemm, {"a": a, "b": np.ascontiguousarray(b.T)}, kw, where, role,
-                   a.shape[0] * b.shape[0] * k)
+    args = {"a": a, "b": np.ascontiguousarray(b.T)}
+    if c is not None:
+        args["c"] = to_f32(c, where, "main_grad")
+        kw["beta"] = beta
+    d = _gemm_call(recipe, device, gemm, args, kw, where, role, a.shape[0] * b.shape[0] * k)
     out = from_codes(d, fmt, device)
     _stats.record(where, role, qa, qb, out, None, ins)
     return out
@@ -307,10 +313,49 @@ class Layer:
         accumulate = first_microbatch is not True and not getattr(w, "overwrite_main_grad", False)
         return mg, (1.0 if accumulate else 0.0)
 
+    def _hp_operand(self, tensor, t, override):
+        """An operand of the backward GEMMs under backward_override: the original tensor
+        (high_precision) or its forward rowwise quantization dequantized (dequantized), as
+        float32 values (rounded to the activations' dtype by the GEMM)."""
+        v = to_f32(t, self.name, tensor)
+        if override == "dequantized":
+            q = self.quantize(tensor, "rowwise", v)
+            if q.quantized is not None:
+                from .._quant import dequantize
+                v = dequantize(q.quantized, threads=self.recipe.threads, dequant=self.recipe.dequant_rule)
+            else:
+                v = q.dequantized().astype(np.float32)
+        return v
+
+    def _backward_override(self, dy, x, w, first, need_dx, need_dw, override):
+        """TransformerEngine's backward_override (module/linear.py): no quantization in the
+        backward pass; dgrad and wgrad are GEMMs in the activations' dtype of dY and the
+        original (or dequantized) weight and input."""
+        r, dt = self.recipe, x.dtype
+        dy2 = to_f32(dy, self.name, "grad_output")
+        hp = lambda v: qz.QOperand("hp", np.ascontiguousarray(v, np.float32), scaling="hp", source=v)  # noqa: E731
+        dx = dw = None
+        if need_dx:
+            wv = self._hp_operand("weight", w, override)
+            dx = _run_high_precision(r, "dgrad", self.arch, hp(dy2), hp(wv.T), dt, dy.device, self.name).reshape(*x.shape)
+        if need_dw:
+            xv = self._hp_operand("input", x, override)
+            if self.fuse_wgrad:
+                mg, beta = self._main_grad(w, first)
+                with torch.no_grad():
+                    mg.copy_(_run_high_precision(r, "wgrad", self.arch, hp(dy2.T), hp(xv.T), mg.dtype, w.device,
+                                                 self.name, c=mg, beta=beta))
+            else:
+                dw = _run_high_precision(r, "wgrad", self.arch, hp(dy2.T), hp(xv.T), dt, w.device, self.name)
+        return dx, dw
+
     def backward(self, dy, x, w, saved, need_dx, need_dw):
         """(dX or None, dW or None) for dY (..., N). With fuse_wgrad_accumulation the weight
         gradient goes into weight.main_grad and dW is None."""
         r = self.recipe
+        first = {0.0: None, 1.0: True, 2.0: False}[float(saved[4].item())]
+        if r.backward_override is not None:
+            return self._backward_override(dy, x, w, first, need_dx, need_dw, r.backward_override)
         dy2 = to_f32(dy, self.name, "grad_output")
         qdy = self.quantize("grad_output", "rowwise", dy2)
         sx = (np.float32(saved[0].item()), np.float32(saved[1].item())) if saved[0].item() else None
@@ -334,7 +379,6 @@ class Layer:
                 if qdyt.scaling == "kblock":
                     raise ValueError(f"{self.name}: fuse_wgrad_accumulation with blockwise FP8 (Float8BlockScaling) is "
                                      f"not modelled: where cuBLASLt adds C in its block-scaled GEMM is not public")
-                first = {0.0: None, 1.0: True, 2.0: False}[float(saved[4].item())]
                 mg, beta = self._main_grad(w, first)
                 with torch.no_grad():
                     mg.copy_(run_gemm(r, "wgrad", self.arch, qdyt, qxt, mg.dtype, w.device, where=self.name, c=mg,

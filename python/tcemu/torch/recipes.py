@@ -66,6 +66,12 @@ class Recipe:
     # NVFP4 GEMMs: "te" (the per-tensor scales folded into alpha: nvte's per-tensor scale kernel)
     # or "torchao" (alpha 1, then torch multiplies the output by (pts_a * pts_b).to(dtype)).
     nvfp4_epilogue = "te"
+    # TransformerEngine's backward_override (None, "high_precision", "dequantized"): the
+    # backward GEMMs in the activations' dtype on the original (or the forward's dequantized)
+    # operands; recipes that take it set this True.
+    takes_backward_override = False
+    backward_override = None
+    dequant_rule = None  # the tcemu.dequantize rule of the recipe's MX / NVFP4 operands
 
     def __init__(self, *, instr=None, promote_every=4, epilogue=None, threads=None, device=None):
         if instr is not None and (not isinstance(instr, dict) or set(instr) - set(ROLES)):
@@ -128,6 +134,16 @@ class Recipe:
         return f"{type(self).__name__}()"
 
 
+_BACKWARD_OVERRIDES = (None, "high_precision", "dequantized")
+
+
+def _backward_override(recipe, value):
+    """TransformerEngine's recipe field backward_override (common/recipe/__init__.py)."""
+    if value not in _BACKWARD_OVERRIDES:
+        raise ValueError(f"backward_override: None, 'high_precision' or 'dequantized', got {value!r}")
+    recipe.backward_override = value
+
+
 class Float32(Recipe):
     """No emulation: the GEMMs run in torch (float32). The baseline of a comparison."""
 
@@ -183,8 +199,10 @@ class DelayedScaling(Recipe):
     fast_accumulation = {"fprop": True, "dgrad": False, "wgrad": False}
 
     def __init__(self, margin=0, fp8_format=Format.HYBRID, amax_history_len=1024, amax_compute_algo="max",
-                 update="fused", **kw):
+                 update="fused", backward_override=None, **kw):
         super().__init__(**kw)
+        if backward_override is not None:  # TE: "Delayed scaling only supports backward_override=None."
+            raise ValueError("backward_override: DelayedScaling takes only None (as TransformerEngine)")
         if amax_compute_algo not in ("max", "most_recent"):
             raise ValueError("amax_compute_algo: 'max' or 'most_recent' (a callable is not modelled)")
         self.fp8_format = Format(fp8_format) if not isinstance(fp8_format, Format) else fp8_format
@@ -207,8 +225,11 @@ class Float8CurrentScaling(Recipe):
     upstream = "transformer_engine/common/recipe/__init__.py, common/recipe/current_scaling.cu"
     fast_accumulation = {"fprop": True, "dgrad": False, "wgrad": False}
 
-    def __init__(self, fp8_format=Format.HYBRID, use_power_2_scales=False, **kw):
+    takes_backward_override = True
+
+    def __init__(self, fp8_format=Format.HYBRID, use_power_2_scales=False, backward_override=None, **kw):
         super().__init__(**kw)
+        _backward_override(self, backward_override)
         self.fp8_format = Format(fp8_format) if not isinstance(fp8_format, Format) else fp8_format
         self.pow2 = bool(use_power_2_scales)
         self.name = "te-current"
@@ -229,8 +250,11 @@ class Float8BlockScaling(Recipe):
 
     upstream = "transformer_engine/common/recipe/__init__.py, common/transpose/quantize_transpose_*_blockwise.cu"
 
-    def __init__(self, fp8_format=Format.E4M3, use_f32_scales=False, **kw):
+    takes_backward_override = True
+
+    def __init__(self, fp8_format=Format.E4M3, use_f32_scales=False, backward_override=None, **kw):
         super().__init__(**kw)
+        _backward_override(self, backward_override)
         self.fp8_format = Format(fp8_format) if not isinstance(fp8_format, Format) else fp8_format
         self.name = "te-block"
         p2 = not use_f32_scales
@@ -254,8 +278,12 @@ class MXFP8BlockScaling(Recipe):
 
     upstream = "transformer_engine/common/recipe/__init__.py, common/cast/mxfp8/quantize_mxfp8.cuh"
 
-    def __init__(self, fp8_format=Format.E4M3, **kw):
+    takes_backward_override = True
+    dequant_rule = "te"  # backward_override="dequantized": TE's dequantize_mxfp8.cuh
+
+    def __init__(self, fp8_format=Format.E4M3, backward_override=None, **kw):
         super().__init__(**kw)
+        _backward_override(self, backward_override)
         self.fp8_format = Format(fp8_format) if not isinstance(fp8_format, Format) else fp8_format
         self.name = "te-mxfp8"
         self._q = {t: qz.Blocked("mxfp8-e5m2" if _fmt(self.fp8_format, t) == "e5m2" else "mxfp8", "mx", 32)
@@ -277,9 +305,13 @@ class NVFP4BlockScaling(Recipe):
 
     upstream = "transformer_engine/common/recipe/__init__.py, common/cast/nvfp4/, common/recipe/nvfp4.cu"
 
+    takes_backward_override = True
+    dequant_rule = "te"  # backward_override="dequantized": TE's dequantize_nvfp4.cuh
+
     def __init__(self, disable_rht=False, disable_stochastic_rounding=False, disable_2d_quantization=False, seed=0,
-                 **kw):
+                 backward_override=None, **kw):
         super().__init__(**kw)
+        _backward_override(self, backward_override)
         self.disable_rht, self.disable_sr, self.disable_2d = disable_rht, disable_stochastic_rounding, disable_2d_quantization
         self.seed = seed
         self.name = "te-nvfp4"

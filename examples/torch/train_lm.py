@@ -16,6 +16,7 @@ compute it (tcemu.torch.convert); attention's batched matmuls and the other ops 
 """
 
 import argparse
+import contextlib
 import copy
 import json
 import math
@@ -106,7 +107,14 @@ def train(base, recipe_name, arch, scaling, data, args, recorder=None):
     tt.convert(model, recipe, arch=arch)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr)
     scaler = tt.GradScaler(init_scale=2.0 ** 12, growth_interval=50, recorder=recorder) if scaling else None
-    losses, t0, c0 = [], time.perf_counter(), tt.counters()
+    losses, t0 = [], time.perf_counter()
+    progress = tt.Progress(total=args.steps, label=recipe_name) if args.progress else contextlib.nullcontext()
+    with progress:
+        train_steps(model, opt, scaler, data, args, recorder, losses, progress)
+    return model, losses, time.perf_counter() - t0
+
+
+def train_steps(model, opt, scaler, data, args, recorder, losses, progress):
     for step, (x, y) in enumerate(batches(data, args.steps, args.batch, args.ctx, args.seed)):
         logits = model(x)
         loss = nn.functional.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), y.reshape(-1))
@@ -122,13 +130,8 @@ def train(base, recipe_name, arch, scaling, data, args, recorder=None):
         if recorder is not None:
             recorder.log_loss(float(loss.detach()))
             recorder.next_step()
-        if args.progress and (step + 1) % max(1, args.steps // 10) == 0:
-            c = tt.counters()
-            gs = c["gemm_seconds"] - c0["gemm_seconds"]
-            rate = f", {(c['macs'] - c0['macs']) / gs / 1e9:.2f} G emulated MAC/s" if gs > 0 else ""
-            print(f"  {recipe_name}: step {step + 1}/{args.steps} loss {losses[-1]:.3f} "
-                  f"({(time.perf_counter() - t0) / (step + 1):.2f} s/step{rate})", file=sys.stderr)
-    return model, losses, time.perf_counter() - t0
+        if args.progress:
+            progress.step()
 
 
 def sqnr_db(ref, got):

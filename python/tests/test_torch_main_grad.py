@@ -147,3 +147,20 @@ def test_cuda_tensors_give_the_bits_of_cpu_tensors(name, arch):
         outs.append([t.detach().cpu() for t in (y, xe.grad, wrap[0].weight.grad)])
     for a, b in zip(*outs):
         np.testing.assert_array_equal(bits(a), bits(b))
+
+
+def test_progress_line_counts_steps_gemms_and_macs():
+    import io
+    out = io.StringIO()
+    lin, x, dy = model_and_data(k=64, n=32, m=32, bias=False)
+    wrap = torch.nn.Sequential(copy.deepcopy(lin))
+    tt.convert(wrap, tt.MXFP8BlockScaling(), arch="sm_100a")
+    with tt.Progress(total=2, every=0, file=out, label="run") as p:
+        for _ in range(2):
+            wrap(x.detach().clone().requires_grad_(True)).backward(dy)
+            p.step()
+    last = out.getvalue().split("\r")[-1]
+    assert last.startswith("run: step 2/2, 6 GEMMs, 0.00 G MAC, ") and last.endswith(" s\n"), last
+    assert p.gemms == 6
+    with pytest.raises(ValueError, match="total"):
+        tt.Progress(total=0)

@@ -20,11 +20,12 @@ from ._stats import Recorder
 from .interop import TorchQuantized, dtype_of, quantize, to_torch
 from .linear import EmulatedLinear, convert
 from .mode import autocast
+from .progress import Progress
 from .recipes import (AMP, DelayedScaling, Float8BlockScaling, Float8CurrentScaling, Float32, Format,
                       MXFP8BlockScaling, NVFP4BlockScaling, Recipe, TorchaoFloat8, TorchaoMX, TorchaoNVFP4, recipe, recipe_names)
 from .scaler import GradScaler
 
-__all__ = ["convert", "autocast", "EmulatedLinear", "Recorder", "GemmRecorder", "counters", "GradScaler", "Recipe", "Float32", "AMP",
+__all__ = ["convert", "autocast", "Progress", "EmulatedLinear", "Recorder", "GemmRecorder", "counters", "GradScaler", "Recipe", "Float32", "AMP",
            "DelayedScaling", "Float8CurrentScaling", "Float8BlockScaling", "MXFP8BlockScaling", "NVFP4BlockScaling", "TorchaoMX",
            "TorchaoNVFP4", "TorchaoFloat8", "Format", "recipe", "recipe_names", "ARCHES", "Instr", "default_instr", "to_torch", "dtype_of", "quantize",
            "TorchQuantized"]

@@ -21,6 +21,7 @@ _CODE_DTYPE = {"f32": (np.uint32, torch.int32, torch.float32), "bf16": (np.uint1
 _ONE_SCALE = {"ue8m0": 0x7F, "ue4m3": 0x38}  # the code of 1.0: scales of the zero padding of K
 _handles = itertools.count(1)
 _gemm_recorders = []
+progress_hooks = []  # active tcemu.torch.Progress lines
 # Seconds spent in tcemu.gemm and in the quantizers, and the GEMMs' multiply-adds, since the
 # process started (python/bench/bench_torch.py reads them; two perf_counter calls a GEMM).
 TIMES = {"gemm": 0.0, "quantize": 0.0, "macs": 0}
@@ -97,6 +98,8 @@ def _gemm_call(recipe, device, fn, args, kw, where, role, macs):
     d = fn(*args.values(), **kw, **extra)
     TIMES["gemm"] += time.perf_counter() - t0
     TIMES["macs"] += macs
+    for p in progress_hooks:
+        p.gemm_done()
     return d
 
 

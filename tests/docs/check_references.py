@@ -35,6 +35,12 @@ EXTERNAL = re.compile(r"https?://|github|upstream|\b[0-9a-f]{12,40}\b|transforme
 # Other projects' files cited by name on a line that does not say whose they are (the
 # surrounding paragraph does): CUDA's headers, upstream sources of docs/sources.md.
 EXTERNAL_FILES = {
+    "float8/float8_linear.py",
+    "float8_linear.py",
+    "float8_ops.py",
+    "prototype/moe_training/mxfp8_linear.py",
+    "aten/src/ATen/native/cuda/ScaledBlas.cpp",
+    "module/linear.py",
     # Upstream files the model-level, GEMM-plan, conventions and new-target docs cite by name
     # (PyTorch, TransformerEngine, torchao, CUTLASS, LLVM, MMA-Sim, gfloat), and report files
     # that documented tcemu-gpu commands write.

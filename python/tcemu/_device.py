@@ -256,6 +256,23 @@ def check_all_on_gpu(operands):
     return on
 
 
+def device_and_threads(device, threads):
+    """device_arg(device), refusing a threads= count with a CUDA device (the GPU computes)."""
+    dev = device_arg(device)
+    if dev >= 0 and threads is not None:
+        raise ValueError(f"threads: applies to device='cpu' (device='{device}' computes on the GPU)")
+    return dev
+
+
+def refuse_gpu_arrays(operands, func, hint="copy it to the host: torch .cpu(), CuPy .get()"):
+    """For functions that read host memory only, whatever their device=: a ValueError naming
+    the first operand in GPU memory."""
+    for n, v in operands:
+        if v is not None and is_cuda_array(v):
+            raise ValueError(f"{n}: a CUDA array (on {where(v)}); {func} takes host arrays, also with "
+                             f"device='cuda' ({hint})")
+
+
 def refuse_on_cpu(operands, func="tcemu.mma"):
     for n, v in operands:
         if v is not None and is_cuda_array(v):

@@ -102,13 +102,9 @@ def gemm(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype
     device: "cpu", or "cuda" / "cuda:N": each chunk's chain runs on the emulator on that GPU (the
     same D, bit for bit); the operands are host arrays either way (the epilogue runs on the host).
     Returns the M x N D codes of out_type (uint32, uint16 or uint8)."""
-    dev = _device.device_arg(device)
-    if dev >= 0 and threads is not None:
-        raise ValueError(f"threads: applies to device='cpu' (device='{device}' computes on the GPU)")
-    for n, v in (("a", a), ("b", b), ("c", c), ("scale_a", scale_a), ("scale_b", scale_b), ("bias", bias)):
-        if v is not None and _device.is_cuda_array(v):
-            raise ValueError(f"{n}: a CUDA array (on {_device.where(v)}); tcemu.gemm takes host arrays, also with "
-                             f"device='cuda' (copy it to the host: torch .cpu(), CuPy .get())")
+    dev = _device.device_and_threads(device, threads)
+    _device.refuse_gpu_arrays((("a", a), ("b", b), ("c", c), ("scale_a", scale_a), ("scale_b", scale_b),
+                               ("bias", bias)), "tcemu.gemm")
     e = _lookup(arch, instr, atype, btype, dtype, stype)
     if e["dtype"] == "s32":
         raise ValueError(f"instr: {e['ptx']} accumulates in s32; tcemu.gemm takes f32- or f16-accumulating instructions")

@@ -28,9 +28,9 @@ def gemm_kblock(a, b, *, arch, instr, scale_a, scale_b, block=128, atype=None, b
     128 x 128-block weight repeats each scale over its columns); bias: N float32 values.
     device: "cpu", or "cuda" / "cuda:N" (each block's chain on the emulator on that GPU; host
     arrays either way). Returns M x N codes of out_type (f32, bf16, f16, e4m3, e5m2)."""
-    dev = _device.device_arg(device)
-    if dev >= 0 and threads is not None:
-        raise ValueError(f"threads: applies to device='cpu' (device='{device}' computes on the GPU)")
+    dev = _device.device_and_threads(device, threads)
+    _device.refuse_gpu_arrays((("a", a), ("b", b), ("scale_a", scale_a), ("scale_b", scale_b), ("bias", bias)),
+                              "tcemu.gemm_kblock")
     e = _lookup(arch, instr, atype, btype, "f32" if (atype or btype) else None, None)
     if e["scale_type"] is not None:
         raise ValueError(f"instr: {e['ptx']} is block-scaled itself; gemm_kblock takes an unscaled instruction")

@@ -124,13 +124,11 @@ def mma(a, b, c=None, *, arch, instr, atype=None, btype=None, dtype=None, stype=
     bit; RuntimeError when it cannot run there). Operands already in GPU memory (torch CUDA
     tensors, CuPy/Numba arrays: __cuda_array_interface__; JAX and other arrays with only
     DLPack: __dlpack__) are read there without a copy; give all of them on the GPU (tcemu/_device.py says what is accepted). D is a NumPy array."""
-    dev = _device.device_arg(device)
+    dev = _device.device_and_threads(device, threads)
     e = _lookup(arch, instr, atype, btype, dtype, stype)
     pe = _int_flag(promote_every, "promote_every", 0)
     sid = -1 if scale_input_d is None else _int_flag(scale_input_d, "scale_input_d", 0, 15)
     flags = (pe, _bool_flag(negate_a, "negate_a"), _bool_flag(negate_b, "negate_b"), _bool_flag(scale_d, "scale_d"), sid)
-    if dev >= 0 and threads is not None:
-        raise ValueError(f"threads: applies to device='cpu' (device='{device}' computes on the GPU)")
     operands = (("a", a), ("b", b), ("c", c), ("scale_a", scale_a), ("scale_b", scale_b))
     if dev < 0:
         _device.refuse_on_cpu(operands)
@@ -159,10 +157,8 @@ def mma_params(a, b, c=None, *, params, atype, btype, instr_k=None, stype=None, 
     and the scales as mma(). device: "cpu", or "cuda" / "cuda:N" for the emulator on that GPU
     (operands in host memory)."""
     dev = _device.device_arg(device)
-    for n, v in (("a", a), ("b", b), ("c", c), ("scale_a", scale_a), ("scale_b", scale_b)):
-        if v is not None and _device.is_cuda_array(v):
-            raise ValueError(f"{n}: a CUDA array (on {_device.where(v)}); tcemu.mma_params takes host arrays, also with "
-                             f"device='cuda' (copy it to the host, or use tcemu.mma, which reads GPU memory in place)")
+    _device.refuse_gpu_arrays((("a", a), ("b", b), ("c", c), ("scale_a", scale_a), ("scale_b", scale_b)),
+                              "tcemu.mma_params", "copy it to the host, or use tcemu.mma, which reads GPU memory in place")
     if not isinstance(params, dict):
         raise TypeError(f"params: a dict of datapath parameters is required, got {type(params).__name__}")
     at, bt = format_name(atype, "atype"), format_name(btype, "btype")

@@ -72,3 +72,21 @@ def test_dequantize_rule_option():
         tcemu.dequantize(q, dequant="tcemu")
     with pytest.raises(ValueError, match="applies to MX and NVFP4"):
         tcemu.dequantize(tcemu.quantize(x, "fp8-current"), dequant="te")
+
+
+def test_backward_override_accumulates_into_main_grad():
+    """With fuse_wgrad_accumulation the unquantized bf16 wgrad GEMM adds an f32 main_grad in its
+    epilogue: main_grad = fma(1, C, acc), one f32 rounding."""
+    lin, x, dy = model_and_data(k=64, n=32, m=32, bias=False, dtype=torch.bfloat16)
+    wrap = torch.nn.Sequential(copy.deepcopy(lin))
+    tt.convert(wrap, tt.Float8CurrentScaling(backward_override="high_precision"), arch="sm_90a",
+               fuse_wgrad_accumulation=True)
+    w = wrap[0].weight
+    w.main_grad = torch.randn(w.shape, generator=torch.Generator().manual_seed(4))
+    c = f32(w.main_grad).copy()
+    xe = x.detach().clone().requires_grad_(True)
+    wrap(xe).backward(dy)
+    ins = tt.default_instr("sm_90a", "bf16", "bf16")
+    acc = tcemu.mma(bf16_codes(f32(dy).T), np.ascontiguousarray(bf16_codes(f32(x).T).T), **ins.kwargs()).view(F32)
+    np.testing.assert_array_equal(bits(w.main_grad), (c + acc).astype(F32).view(np.uint32))
+    assert w.grad is None

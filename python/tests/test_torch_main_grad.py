@@ -164,3 +164,20 @@ def test_progress_line_counts_steps_gemms_and_macs():
     assert p.gemms == 6
     with pytest.raises(ValueError, match="total"):
         tt.Progress(total=0)
+
+
+def test_unquantized_wgrad_accumulates_into_main_grad():
+    """torchao's rowwise_with_gw_hp runs wgrad unquantized (bf16 GEMM): with
+    fuse_wgrad_accumulation its epilogue adds main_grad too (fma(1, C, acc))."""
+    lin, x, dy = model_and_data(k=64, n=32, m=32, bias=False, dtype=torch.bfloat16)
+    wrap = torch.nn.Sequential(copy.deepcopy(lin))
+    tt.convert(wrap, tt.recipe("torchao-float8-rowwise-with-gw-hp"), arch="sm_90a", fuse_wgrad_accumulation=True)
+    w = wrap[0].weight
+    w.main_grad = torch.randn(w.shape, generator=torch.Generator().manual_seed(2))
+    c = f32(w.main_grad).copy()
+    step(wrap, x, dy)
+    ins = tt.default_instr("sm_90a", "bf16", "bf16")
+    acc = tcemu.mma(bits(dy.T.contiguous()), np.ascontiguousarray(bits(x.detach().T.contiguous()).T),
+                    **ins.kwargs()).view(F32)
+    np.testing.assert_array_equal(bits(w.main_grad), (c + acc).astype(F32).view(np.uint32))
+    assert w.grad is None

@@ -22,6 +22,10 @@ _ONE_SCALE = {"ue8m0": 0x7F, "ue4m3": 0x38}  # the code of 1.0: scales of the ze
 _handles = itertools.count(1)
 _gemm_recorders = []
 progress_hooks = []  # active tcemu.torch.Progress lines
+# TransformerEngine's is_first_microbatch as one number: the custom operator's int argument and
+# the 5th value of the forward's saved tensor.
+FIRST_MICROBATCH_CODE = {None: 0, True: 1, False: 2}
+FIRST_MICROBATCH = {v: k for k, v in FIRST_MICROBATCH_CODE.items()}
 # Seconds spent in tcemu.gemm and in the quantizers, and the GEMMs' multiply-adds, since the
 # process started (python/bench/bench_torch.py reads them; two perf_counter calls a GEMM).
 TIMES = {"gemm": 0.0, "quantize": 0.0, "macs": 0}
@@ -88,6 +92,24 @@ def from_codes(codes, out_type, device):
     return t if device.type == "cpu" else t.to(device)
 
 
+def _pad_k(a, b, k_instr):
+    """A and B (rows x K codes) with K padded by zero codes to a multiple of the instruction's K."""
+    pad = (-a.shape[1]) % k_instr
+    if pad:
+        a, b = np.pad(a, ((0, 0), (0, pad))), np.pad(b, ((0, 0), (0, pad)))
+    return a, b
+
+
+def _gemm_args(a, b, kw, c, beta, where):
+    """The positional operands of tcemu.gemm / gemm_kblock (B as K x N), with C and beta in the
+    epilogue when c is given (main_grad)."""
+    args = {"a": a, "b": np.ascontiguousarray(b.T)}
+    if c is not None:
+        args["c"] = to_f32(c, where, "main_grad")
+        kw["beta"] = beta
+    return args
+
+
 def _gemm_call(recipe, device, fn, args, kw, where, role, macs):
     """One tcemu GEMM call: recorded (GemmRecorder), timed, on the recipe's device."""
     dev = recipe.emulation_device(device)
@@ -103,28 +125,29 @@ def _gemm_call(recipe, device, fn, args, kw, where, role, macs):
     return d
 
 
-def run_gemm(recipe, role, arch, qa, qb, out_dtype, device, *, bias=None, where="layer", c=None, beta=0.0):
+def run_gemm(recipe, role, arch, qa, qb, out_dtype, device, *, bias=None, where="layer", c=None, beta=0.0,
+             in_dtype=None):
     """D = A B^T of two QOperands through the recipe's instruction for `role`, with the
     epilogue of the recipe's library (per-tensor scale_inv factors as a_scale / b_scale or
     NVFP4's alpha, bias, the output conversion; tcemu.gemm's `fold` order unless the recipe
     names another), as a torch tensor of out_dtype (M x N). K is padded with zero codes to a
     multiple of the instruction's K, as the kernels' zero fill of out-of-bounds tiles does.
     c, beta: an M x N float32 / bfloat16 tensor the epilogue adds as beta * C (TransformerEngine's
-    accumulation into main_grad), out_dtype then being c's dtype."""
+    accumulation into main_grad), out_dtype then being c's dtype. in_dtype: the dtype unquantized
+    ('hp') operands are multiplied in (default out_dtype)."""
     from .._gemm import gemm  # tcemu.gemm: the GEMM plan and its epilogue (docs/gemm.md)
 
     if qa.scaling == "kblock":
         return _run_kblock(recipe, role, arch, qa, qb, out_dtype, device, bias, where)
     if qa.scaling == "hp":
-        return _run_high_precision(recipe, role, arch, qa, qb, out_dtype, device, where)
+        return _run_high_precision(recipe, role, arch, qa, qb, out_dtype, device, where, c=c, beta=beta,
+                                   in_dtype=in_dtype)
     ins = recipe.instr(role, arch, qa, qb)
-    a, b = qa.codes, qb.codes
     sa, sb = qa.scales, qb.scales
-    k = a.shape[1]
-    pad = (-k) % ins.K
+    k = qa.codes.shape[1]
+    a, b = _pad_k(qa.codes, qb.codes, ins.K)
+    pad = a.shape[1] - k
     if pad:
-        a = np.pad(a, ((0, 0), (0, pad)))
-        b = np.pad(b, ((0, 0), (0, pad)))
         if sa is not None:
             nb = pad // qa.block
             one = _ONE_SCALE[ins.stype]
@@ -162,11 +185,8 @@ def run_gemm(recipe, role, arch, qa, qb, out_dtype, device, *, bias=None, where=
     if recipe.epilogue is not None and "epilogue" not in kw:
         kw["epilogue"] = recipe.epilogue
     kw.update(promote_every=recipe.promotion(role, arch), out_type=out_type)
-    args = {"a": a, "b": np.ascontiguousarray(b.T)}
-    if c is not None:
-        args["c"] = to_f32(c, where, "main_grad")
-        kw["beta"] = beta
-    d = _gemm_call(recipe, device, gemm, args, kw, where, role, a.shape[0] * b.shape[0] * k)
+    d = _gemm_call(recipe, device, gemm, _gemm_args(a, b, kw, c, beta, where), kw, where, role,
+                   a.shape[0] * b.shape[0] * k)
     out = from_codes(d, out_type, torch.device("cpu"))
     if post is not None:
         out = out * post if post.dim() == 0 else out.mul_(post)
@@ -177,36 +197,33 @@ def run_gemm(recipe, role, arch, qa, qb, out_dtype, device, *, bias=None, where=
     return out
 
 
-def _run_high_precision(recipe, role, arch, qa, qb, out_dtype, device, where, c=None, beta=0.0):
+def _run_high_precision(recipe, role, arch, qa, qb, out_dtype, device, where, c=None, beta=0.0, in_dtype=None):
     """A GEMM of unquantized operands (torchao's DISABLED casts, TE's backward_override): in
     bf16 / f16 the tensor-core GEMM of that dtype with f32 accumulation (the float32 values are
     rounded to it, RNE); in float32 torch's own matmul (on a GPU a cuBLAS SGEMM, not a
-    tensor-core GEMM: not emulated). c, beta: as run_gemm."""
+    tensor-core GEMM: not emulated). in_dtype: the operands' dtype (default out_dtype); c, beta:
+    as run_gemm."""
     from .._convert import convert
     from .._gemm import gemm
 
-    if out_dtype == torch.float32:
+    in_dtype = out_dtype if in_dtype is None else in_dtype
+    if in_dtype == torch.float32:
         out = torch.from_numpy(qa.codes) @ torch.from_numpy(qb.codes).T
         if c is not None and beta:
             out = out + c.detach().cpu().to(torch.float32)
         return out if device.type == "cpu" else out.to(device)
-    fmt = _OUT_TYPE[out_dtype]
+    fmt = _OUT_TYPE[in_dtype]
     qa = qz.QOperand(fmt, convert(qa.codes.view(np.uint32), "f32", fmt), source=qa.source)
     qb = qz.QOperand(fmt, convert(qb.codes.view(np.uint32), "f32", fmt), source=qb.source)
     ins = recipe.instr(role, arch, qa, qb)
-    a, b = qa.codes, qb.codes
-    k = a.shape[1]
-    pad = (-k) % ins.K
-    if pad:
-        a, b = np.pad(a, ((0, 0), (0, pad))), np.pad(b, ((0, 0), (0, pad)))
+    k = qa.codes.shape[1]
+    a, b = _pad_k(qa.codes, qb.codes, ins.K)
     kw = ins.kwargs()
-    kw.update(out_type=fmt)
-    args = {"a": a, "b": np.ascontiguousarray(b.T)}
-    if c is not None:
-        args["c"] = to_f32(c, where, "main_grad")
-        kw["beta"] = beta
-    d = _gemm_call(recipe, device, gemm, args, kw, where, role, a.shape[0] * b.shape[0] * k)
-    out = from_codes(d, fmt, device)
+    out_type = _OUT_TYPE[out_dtype]
+    kw.update(out_type=out_type)
+    d = _gemm_call(recipe, device, gemm, _gemm_args(a, b, kw, c, beta, where), kw, where, role,
+                   a.shape[0] * b.shape[0] * k)
+    out = from_codes(d, out_type, device)
     _stats.record(where, role, qa, qb, out, None, ins)
     return out
 
@@ -217,16 +234,13 @@ def _run_kblock(recipe, role, arch, qa, qb, out_dtype, device, bias, where):
     from .._gemm_kblock import gemm_kblock
 
     ins = recipe.instr(role, arch, qa, qb)
-    a, b = qa.codes, qb.codes
-    pad = (-a.shape[1]) % ins.K
-    if pad:
-        a, b = np.pad(a, ((0, 0), (0, pad))), np.pad(b, ((0, 0), (0, pad)))
+    a, b = _pad_k(qa.codes, qb.codes, ins.K)
     out_type = _OUT_TYPE[out_dtype]
     kw = ins.kwargs()
     kw.pop("dtype", None)
     bias32 = None if bias is None else np.ascontiguousarray(bias.detach().cpu().to(torch.float32).numpy())
     kw.update(scale_a=qa.scales, scale_b=np.ascontiguousarray(qb.scales.T), bias=bias32, out_type=out_type)
-    d = _gemm_call(recipe, device, gemm_kblock, {"a": a, "b": np.ascontiguousarray(b.T)}, kw, where, role,
+    d = _gemm_call(recipe, device, gemm_kblock, _gemm_args(a, b, kw, None, 0.0, where), kw, where, role,
                    a.shape[0] * b.shape[0] * a.shape[1])
     out = from_codes(d, out_type, device)
     _stats.record(where, role, qa, qb, out, bias, ins)
@@ -278,9 +292,9 @@ class Layer:
             self._end_of(("weight",))
         return self.weight_cache[1]
 
-    def forward(self, x, w, bias, first_microbatch=None):
+    def forward(self, x, w, bias, first_microbatch=0):
         """Y = X W^T + bias for X (..., K), W (N, K): (Y, the saved scales of the forward and
-        the is_first_microbatch flag: 5 float32 values)."""
+        first_microbatch, is_first_microbatch's FIRST_MICROBATCH_CODE: 5 float32 values)."""
         if x.shape[-1] != w.shape[-1]:
             raise ValueError(f"{self.name}: input has K = {x.shape[-1]}, weight {tuple(w.shape)} needs K = {w.shape[-1]}")
         r = self.recipe
@@ -297,7 +311,7 @@ class Layer:
             saved[0], saved[1] = float(qx.scale_used[0]), float(qx.scale_used[1])
         if qw.scale_used is not None:
             saved[2], saved[3] = float(qw.scale_used[0]), float(qw.scale_used[1])
-        saved[4] = {None: 0.0, True: 1.0, False: 2.0}[first_microbatch]
+        saved[4] = first_microbatch
         self._end_of(("input",) if self.inference else ("input", "weight"))
         return y.reshape(*x.shape[:-1], w.shape[0]), saved
 
@@ -315,6 +329,16 @@ class Layer:
                              f"{tuple(w.shape)} float32 or bfloat16 is required")
         accumulate = first_microbatch is not True and not getattr(w, "overwrite_main_grad", False)
         return mg, (1.0 if accumulate else 0.0)
+
+    def _wgrad(self, w, first, out_dtype, gemm):
+        """dW = gemm(out_dtype, c, beta); with fuse_wgrad_accumulation it is gemm(main_grad's
+        dtype, main_grad, beta) written into weight.main_grad, and None is returned."""
+        if not self.fuse_wgrad:
+            return gemm(out_dtype, None, 0.0)
+        mg, beta = self._main_grad(w, first)
+        with torch.no_grad():
+            mg.copy_(gemm(mg.dtype, mg, beta))
+        return None
 
     def _hp_operand(self, tensor, t, override):
         """An operand of the backward GEMMs under backward_override: the original tensor
@@ -342,21 +366,16 @@ class Layer:
             wv = self._hp_operand("weight", w, override)
             dx = _run_high_precision(r, "dgrad", self.arch, hp(dy2), hp(wv.T), dt, dy.device, self.name).reshape(*x.shape)
         if need_dw:
-            xv = self._hp_operand("input", x, override)
-            if self.fuse_wgrad:
-                mg, beta = self._main_grad(w, first)
-                with torch.no_grad():
-                    mg.copy_(_run_high_precision(r, "wgrad", self.arch, hp(dy2.T), hp(xv.T), mg.dtype, w.device,
-                                                 self.name, c=mg, beta=beta))
-            else:
-                dw = _run_high_precision(r, "wgrad", self.arch, hp(dy2.T), hp(xv.T), dt, w.device, self.name)
+            qa, qb = hp(dy2.T), hp(self._hp_operand("input", x, override).T)
+            dw = self._wgrad(w, first, dt, lambda odt, c, beta: _run_high_precision(
+                r, "wgrad", self.arch, qa, qb, odt, w.device, self.name, c=c, beta=beta, in_dtype=dt))
         return dx, dw
 
     def backward(self, dy, x, w, saved, need_dx, need_dw):
         """(dX or None, dW or None) for dY (..., N). With fuse_wgrad_accumulation the weight
         gradient goes into weight.main_grad and dW is None."""
         r = self.recipe
-        first = {0.0: None, 1.0: True, 2.0: False}[float(saved[4].item())]
+        first = FIRST_MICROBATCH[int(saved[4].item())]
         if r.backward_override is not None:
             return self._backward_override(dy, x, w, first, need_dx, need_dw, r.backward_override)
         dy2 = to_f32(dy, self.name, "grad_output")
@@ -378,16 +397,11 @@ class Layer:
             else:
                 qdyt = self.quantize("grad_output", "columnwise", np.ascontiguousarray(dy2.T))
             qxt = self.quantize("input", "columnwise", np.ascontiguousarray(x2.T), scale=sx)
-            if self.fuse_wgrad:
-                if qdyt.scaling == "kblock":
-                    raise ValueError(f"{self.name}: fuse_wgrad_accumulation with blockwise FP8 (Float8BlockScaling) is "
-                                     f"not modelled: where cuBLASLt adds C in its block-scaled GEMM is not public")
-                mg, beta = self._main_grad(w, first)
-                with torch.no_grad():
-                    mg.copy_(run_gemm(r, "wgrad", self.arch, qdyt, qxt, mg.dtype, w.device, where=self.name, c=mg,
-                                      beta=beta))
-            else:
-                dw = run_gemm(r, "wgrad", self.arch, qdyt, qxt, r.output_dtype(w.dtype), w.device, where=self.name)
+            if self.fuse_wgrad and qdyt.scaling == "kblock":
+                raise ValueError(f"{self.name}: fuse_wgrad_accumulation with blockwise FP8 (Float8BlockScaling) is "
+                                 f"not modelled: where cuBLASLt adds C in its block-scaled GEMM is not public")
+            dw = self._wgrad(w, first, r.output_dtype(w.dtype), lambda odt, c, beta: run_gemm(
+                r, "wgrad", self.arch, qdyt, qxt, odt, w.device, where=self.name, c=c, beta=beta, in_dtype=x.dtype))
         self._end_of(("grad_output",))
         return dx, dw
 

@@ -8,6 +8,8 @@ from typing import Optional, Tuple
 
 import torch
 
+from ._layer import FIRST_MICROBATCH_CODE
+
 _LAYERS = {}
 
 
@@ -24,13 +26,10 @@ def _layer(handle):
         raise ValueError(f"tcemu::linear: no emulated layer with handle {handle}") from None
 
 
-_FIRST = {0: None, 1: True, 2: False}  # is_first_microbatch as the operator's int argument
-
-
 @torch.library.custom_op("tcemu::linear", mutates_args=())
 def linear_op(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor], handle: int,
               first_microbatch: int = 0) -> Tuple[torch.Tensor, torch.Tensor]:
-    return _layer(handle).forward(x, weight, bias, _FIRST[first_microbatch])
+    return _layer(handle).forward(x, weight, bias, first_microbatch)
 
 
 @linear_op.register_fake
@@ -84,5 +83,4 @@ torch.library.register_autograd("tcemu::linear", _backward, setup_context=_setup
 
 def linear(x, weight, bias, layer, is_first_microbatch=None):
     """Y = X W^T + bias through the emulated layer (autograd: dX, dW, db)."""
-    first = {None: 0, True: 1, False: 2}[is_first_microbatch]
-    return torch.ops.tcemu.linear(x, weight, bias, layer.handle, first)[0]
+    return torch.ops.tcemu.linear(x, weight, bias, layer.handle, FIRST_MICROBATCH_CODE[is_first_microbatch])[0]

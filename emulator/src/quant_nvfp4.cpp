@@ -229,14 +229,34 @@ std::string nvfp4_quantize_error(size_t n, size_t rows, size_t cols, const Nvfp4
   if (o.round != Round::rn && o.round != Round::rs) return "NVFP4 element rounding is rn or rs";
   if (o.te_test_reference && (o.order != Nvfp4Order::te || o.tile2d))
     return "TE's test reference (te_test_reference) is modelled for order te with 1x16 blocks";
+  if (nvfp4_te_variant(o)) {
+    // TE's dispatch (common/cast/dispatch/quantize.cuh, pytorch/csrc/quantizer.cpp) and what is modelled.
+    if (o.order != Nvfp4Order::te) return "4over6 and row-scaled NVFP4 are TransformerEngine's: order te";
+    if (o.round != Round::rn) return "NVFP4 4over6 / row-scaled quantization does not support stochastic rounding (TE)";
+    if (o.rht) return "NVFP4 4over6 / row-scaled quantization does not support RHT (TE)";
+    if (o.fast_math) return "4over6 / row-scaled NVFP4 is modelled without fast math (TE ignores it under 4over6)";
+    if (o.te_test_reference) return "TE's test reference (te_test_reference) is modelled for the plain te order only";
+    if (o.row_scaled && o.global_amax) return "row-scaled NVFP4 takes each row's amax; global_amax does not apply";
+    Nvfp4TeVariant v;
+    v.four_over_six = o.four_over_six;
+    v.row_scaled = o.row_scaled;
+    v.e4m3_max = o.e4m3_max;
+    v.tile2d = o.tile2d;
+    return nvfp4_te_variant_error(n, rows, cols, v);
+  }
   if (o.round == Round::rs) {
     if (!nvfp4_te_order(o.order)) return "stochastic rounding is modelled for TE's order only (cvt.rs)";
     if (cols % 4 != 0) return "stochastic rounding packs 4 elements: columns must be a multiple of 4";
     if (rbits < n / 4) return "stochastic rounding needs one random word per 4 elements";
   }
-  if (o.rht) return rht16_error(n, rows, cols);
+  if (o.rht) {
+    if (std::string e = rht16_error(n, rows, cols); !e.empty()) return e;
+  }
+  if (o.e4m3_max != 448) return "e4m3_max 256 needs 4over6 (TE: non-4over6 NVFP4 quantization requires E4M3 max 448)";
   return {};
 }
+
+bool nvfp4_te_variant(const Nvfp4Options& o) { return o.four_over_six != FourOverSix::off || o.row_scaled; }
 
 namespace {
 
@@ -319,11 +339,39 @@ struct Nvfp4Scaler {
 
 }  // namespace
 
+namespace {
+// TE's 4over6 / row-scaled kernels (quant_nvfp4_te_variants.cpp) in the layout of Nvfp4Tensor.
+Nvfp4Tensor nvfp4_variant_tensor(std::span<const float> x, size_t rows, size_t cols, const Nvfp4Options& o) {
+  Nvfp4TeVariant v;
+  v.four_over_six = o.four_over_six;
+  v.row_scaled = o.row_scaled;
+  v.e4m3_max = o.e4m3_max;
+  v.tile2d = o.tile2d;
+  v.amax = o.global_amax;
+  Nvfp4TeVariantTensor t = nvfp4_te_variant_quantize(x, rows, cols, v);
+  Nvfp4Tensor q;
+  q.grid = make_grid(rows, cols, o.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);
+  q.order = o.order;
+  q.codes = std::move(t.codes);
+  q.scales = std::move(t.scales);
+  q.e4m3_max = o.e4m3_max;
+  if (o.row_scaled) {
+    q.row_amax = std::move(t.amax);
+    q.row_scale = std::move(t.s_enc);
+  } else {
+    q.amax = t.amax[0];
+    q.global_scale = t.s_enc[0];
+  }
+  return q;
+}
+}  // namespace
+
 Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols, const Nvfp4Options& o,
                            std::span<const uint32_t> rbits, const Exec& exec) {
   if (const std::string err = nvfp4_quantize_error(x_in.size(), rows, cols, o, rbits.size()); !err.empty())
     throw std::invalid_argument(err);
   const bool te = nvfp4_te_order(o.order);
+  if (nvfp4_te_variant(o)) return nvfp4_variant_tensor(x_in, rows, cols, o);
   std::vector<float> transformed;
   std::span<const float> x = x_in;
   if (o.rht) {
@@ -408,27 +456,44 @@ std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d) { retu
 
 std::string nvfp4_dequantize_error(const Nvfp4Tensor& q, Nvfp4Dequant d) {
   if (d == Nvfp4Dequant::te_kernel && !nvfp4_te_order(q.order)) return "TE's NVFP4 dequantize kernel applies to the te orders";
+  if (q.e4m3_max != 448 && q.e4m3_max != 256) return "e4m3_max must be 448 or 256";
+  if (!q.row_scale.empty() && (q.row_scale.size() != q.grid.rows || q.row_amax.size() != q.grid.rows))
+    return "row-scaled NVFP4 needs one S_enc and one amax per row";
   return {};
 }
 
 std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d, const Exec& exec) {
   if (const std::string err = nvfp4_dequantize_error(q, d); !err.empty()) throw std::invalid_argument(err);
   const bool te = nvfp4_te_order(q.order);
-  // te_kernel: factor_inv = 1.0 / (6.0 * 448.0) in double, stored as a float constant.
-  const float factor_inv = static_cast<float>(1.0 / (6.0 * 448.0));
+  // te_kernel (dequantize_fp4_kernel<..., E4M3_MAX>): factor_inv = 1.0f / (6.0f * E4M3_MAX), f32.
+  const float factor_inv = 1.0f / (6.0f * static_cast<float>(q.e4m3_max));
   // tcemu; torchao get_hp_scales: sfb alone without a per-tensor scale, else per_tensor * sfb.
   const float s_dec = te ? 1.0f / q.global_scale : nvfp4_has_global(q.order) ? q.global_scale : 1.0f;
-  // One element from its E2M1 code and its block's E4M3 scale code.
-  auto value = [&](uint8_t code, uint8_t scale) {
+  // One element from its E2M1 code, its block's E4M3 scale code and its row's scales.
+  auto value_in = [&](uint8_t code, uint8_t scale, float row_dec, float amax) {
     const float sfb = code_to_f32(Fmt::e4m3, scale);
     const float e = code_to_f32(Fmt::e2m1, code);
     if (d == Nvfp4Dequant::te_kernel) {
-      const float final_scale = sfb * q.amax * factor_inv;  // (sfb * amax) * factor_inv
+      const float final_scale = sfb * amax * factor_inv;  // (sfb * amax) * factor_inv
       const float v = e * final_scale;
       return std::isnan(v) ? f32_from_bits(0x7FFFFFFF) : v;  // a GPU multiply gives the canonical NaN
     }
-    return te ? e * sfb * s_dec : e * (s_dec * sfb);
+    return te ? e * sfb * row_dec : e * (row_dec * sfb);
   };
+  auto value = [&](uint8_t code, uint8_t scale) { return value_in(code, scale, s_dec, q.amax); };
+  if (!q.row_scale.empty()) {  // row-scaled: each row its own S_enc and amax
+    std::vector<float> out(q.codes.size());
+    detail::for_each_tile(q.grid, exec, [&](const detail::Tile& t) {
+      for (size_t r = t.r0; r < t.r1; ++r) {
+        const float row_dec = 1.0f / q.row_scale[r];
+        for (size_t c = t.c0; c < t.c1; ++c) {
+          const size_t i = r * q.grid.cols + c;
+          out[i] = value_in(q.codes[i], q.scales[q.grid.scale_index(r, c)], row_dec, q.row_amax[r]);
+        }
+      }
+    });
+    return out;
+  }
   if (detail::fast_quant_enabled()) {  // value() tabulated for the scales that occur: the same bits
     auto call = [](const void* c, uint8_t code, uint8_t scale) { return (*static_cast<const decltype(value)*>(c))(code, scale); };
     return detail::dequantize_by_table(q.grid, q.codes, q.scales, 16, call, &value, exec);

@@ -3,6 +3,8 @@
 // cvt_fp32_to_fp4_8x_with_error, accumulate_dequant_error, quantize_stage_rowwise) and
 // row-scaled NVFP4 (the same kernels with amax[global_row]; `common/cast/dispatch/quantize.cuh`
 // for what goes together). Every step is one f32 operation rounded to nearest, in TE's order.
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -75,8 +77,45 @@ std::string nvfp4_te_variant_error(size_t n, size_t rows, size_t cols, const Nvf
   if (v.e4m3_max == 256 && v.four_over_six == FourOverSix::off)
     return "e4m3_max 256 needs 4over6 (TE: non-4over6 NVFP4 quantization requires E4M3 max 448)";
   if (v.row_scaled && v.amax) return "row-scaled NVFP4 takes each row's amax; a tensor amax does not apply";
+  if (v.tile2d && v.row_scaled) return "row-scaled NVFP4 does not support 2D quantization (TE)";
+  if (v.tile2d && v.four_over_six == FourOverSix::off)
+    return "16x16 blocks without 4over6 are the nvfp4-2d recipe (nvfp4_quantize), not a TE variant";
+  if (v.tile2d && rows % kGroup != 0)
+    return "4over6 with 16x16 blocks needs rows a multiple of 16 (TE: rows divisible by 16)";
   return "";
 }
+
+namespace {
+
+// The two candidate scales of one block (compute_scale_pair: base = block_amax / 6 * S_enc;
+// map4 expands it by 1.5) and their element multipliers.
+struct ScalePair {
+  uint8_t map4, map6;
+  float inv4, inv6;
+};
+ScalePair scale_pair(float block_amax, float s_enc) {
+  const float base = block_amax / 6.0f * s_enc;
+  ScalePair p{to_e4m3(fminf_c(base * 1.5f, 448.0f)), to_e4m3(fminf_c(base, 448.0f)), 0.0f, 0.0f};
+  const float s_dec = 1.0f / s_enc;
+  p.inv4 = fminf_c(1.0f / (code_to_f32(Fmt::e4m3, p.map4) * s_dec), kFltMax);
+  p.inv6 = fminf_c(1.0f / (code_to_f32(Fmt::e4m3, p.map6) * s_dec), kFltMax);
+  return p;
+}
+
+float group_amax(const float* x) {
+  float m = 0.0f;
+  for (size_t i = 0; i < kGroup; ++i) m = std::fmax(m, std::fabs(x[i]));
+  return m;
+}
+
+// reduce_group_sum_16: lane i adds lane i + offset for offset 8, 4, 2, 1 (in f32); lane 0's sum.
+float shuffle_sum16(std::array<float, kGroup> v) {
+  for (size_t off = kGroup / 2; off > 0; off /= 2)
+    for (size_t i = 0; i < off; ++i) v[i] = v[i] + v[i + off];
+  return v[0];
+}
+
+}  // namespace
 
 Nvfp4TeVariantTensor nvfp4_te_variant_quantize(std::span<const float> x, size_t rows, size_t cols,
                                                const Nvfp4TeVariant& v) {
@@ -84,9 +123,11 @@ Nvfp4TeVariantTensor nvfp4_te_variant_quantize(std::span<const float> x, size_t 
   Nvfp4TeVariantTensor t;
   t.rows = rows;
   t.cols = cols;
+  t.tile2d = v.tile2d;
+  const size_t nb = cols / kGroup, block_rows = v.tile2d ? kGroup : 1;
   t.codes.resize(rows * cols);
-  t.scales.resize(rows * (cols / kGroup));
-  t.picked_map4.assign(rows * (cols / kGroup), 0);
+  t.scales.resize(rows / block_rows * nb);
+  t.picked_map4.assign(t.scales.size(), 0);
   auto amax_of = [&](size_t r0, size_t r1) {
     float m = 0.0f;
     for (size_t i = r0 * cols; i < r1 * cols; ++i) m = std::fmax(m, std::fabs(x[i]));
@@ -98,33 +139,33 @@ Nvfp4TeVariantTensor nvfp4_te_variant_quantize(std::span<const float> x, size_t 
     t.amax.push_back(v.amax ? *v.amax : amax_of(0, rows));
   }
   for (float a : t.amax) t.s_enc.push_back(encode_scale(a, v.e4m3_max));
-  for (size_t r = 0; r < rows; ++r) {
-    const float amax = t.amax[v.row_scaled ? r : 0], s_enc = t.s_enc[v.row_scaled ? r : 0];
-    for (size_t b = 0; b < cols / kGroup; ++b) {
-      const float* xb = &x[r * cols + b * kGroup];
-      uint8_t* qb = &t.codes[r * cols + b * kGroup];
+  for (size_t r0 = 0; r0 < rows; r0 += block_rows) {
+    const float amax = t.amax[v.row_scaled ? r0 : 0], s_enc = t.s_enc[v.row_scaled ? r0 : 0];
+    for (size_t b = 0; b < nb; ++b) {
+      auto group = [&](size_t r) { return &x[r * cols + b * kGroup]; };
+      auto out = [&](size_t r) { return &t.codes[r * cols + b * kGroup]; };
       float block_amax = 0.0f;
-      for (size_t i = 0; i < kGroup; ++i) block_amax = std::fmax(block_amax, std::fabs(xb[i]));
-      const size_t si = r * (cols / kGroup) + b;
-      if (v.four_over_six == FourOverSix::off) {
+      for (size_t r = r0; r < r0 + block_rows; ++r) block_amax = std::fmax(block_amax, group_amax(group(r)));
+      const size_t si = r0 / block_rows * nb + b;
+      if (v.four_over_six == FourOverSix::off) {  // 1x16 (nvfp4_te_variant_error)
         const uint8_t sfb = nvfp4_te_block_scale(block_amax, s_enc, Nvfp4Order::te);
         const float mult = nvfp4_te_element_scale(sfb, s_enc, false);
-        for (size_t i = 0; i < kGroup; ++i) qb[i] = to_e2m1(xb[i] * mult);
+        for (size_t i = 0; i < kGroup; ++i) out(r0)[i] = to_e2m1(group(r0)[i] * mult);
         t.scales[si] = sfb;
         continue;
       }
-      // compute_scale_pair: base = block_amax / 6 * S_enc; map4 expands it by 1.5.
-      const float base = block_amax / 6.0f * s_enc;
-      const uint8_t map4 = to_e4m3(fminf_c(base * 1.5f, 448.0f)), map6 = to_e4m3(fminf_c(base, 448.0f));
-      const float s_dec = 1.0f / s_enc;
-      const float inv4 = fminf_c(1.0f / (code_to_f32(Fmt::e4m3, map4) * s_dec), kFltMax);
-      const float inv6 = fminf_c(1.0f / (code_to_f32(Fmt::e4m3, map6) * s_dec), kFltMax);
-      uint8_t q4[kGroup], q6[kGroup];
-      const float err4 = block_error(xb, map4, inv4, amax, v.e4m3_max, v.four_over_six, q4);
-      const float err6 = block_error(xb, map6, inv6, amax, v.e4m3_max, v.four_over_six, q6);
-      const bool pick4 = err4 < err6;  // a tie keeps map6
-      for (size_t i = 0; i < kGroup; ++i) qb[i] = pick4 ? q4[i] : q6[i];
-      t.scales[si] = pick4 ? map4 : map6;
+      const ScalePair p = scale_pair(block_amax, s_enc);
+      std::array<float, kGroup> err4{}, err6{};
+      std::vector<uint8_t> q4(block_rows * kGroup), q6(block_rows * kGroup);
+      for (size_t i = 0; i < block_rows; ++i) {
+        err4[i] = block_error(group(r0 + i), p.map4, p.inv4, amax, v.e4m3_max, v.four_over_six, &q4[i * kGroup]);
+        err6[i] = block_error(group(r0 + i), p.map6, p.inv6, amax, v.e4m3_max, v.four_over_six, &q6[i * kGroup]);
+      }
+      const float e4 = v.tile2d ? shuffle_sum16(err4) : err4[0], e6 = v.tile2d ? shuffle_sum16(err6) : err6[0];
+      const bool pick4 = e4 < e6;  // a tie keeps map6
+      for (size_t i = 0; i < block_rows; ++i)
+        std::copy_n(&(pick4 ? q4 : q6)[i * kGroup], kGroup, out(r0 + i));
+      t.scales[si] = pick4 ? p.map4 : p.map6;
       t.picked_map4[si] = pick4;
     }
   }
@@ -137,7 +178,7 @@ std::vector<float> nvfp4_te_variant_dequantize(const Nvfp4TeVariantTensor& q) {
   for (size_t r = 0; r < q.rows; ++r) {
     const float s_dec = 1.0f / q.s_enc[per_row ? r : 0];
     for (size_t c = 0; c < q.cols; ++c) {
-      const float sf = code_to_f32(Fmt::e4m3, q.scales[r * (q.cols / kGroup) + c / kGroup]);
+      const float sf = code_to_f32(Fmt::e4m3, q.scales[(q.tile2d ? r / kGroup : r) * (q.cols / kGroup) + c / kGroup]);
       out[r * q.cols + c] = code_to_f32(Fmt::e2m1, q.codes[r * q.cols + c]) * sf * s_dec;
     }
   }

@@ -8,7 +8,7 @@
 namespace tcemu::quant {
 
 namespace {
-const std::array<RecipePreset, 14> kPresets = {{
+const std::array<RecipePreset, 16> kPresets = {{
     {"mxfp8", "MXFP8 as TransformerEngine: e4m3, 1x32, cvt.rp.satfinite.ue8m0 scale (rceil-sat), x * exp2f_rcp, cvt.rn.satfinite elements"},
     {"mxfp8-e5m2", "as mxfp8 with e5m2 elements (TE gradients)"},
     {"mxfp8-torchao", "torchao MXFP8: e4m3, 1x32, RCEIL without saturation (Inf/NaN blocks -> scale 0xff)"},
@@ -19,6 +19,8 @@ const std::array<RecipePreset, 14> kPresets = {{
     {"mxint8", "OCP MXINT8: s8 elements with implicit 2^-6, FLOOR"},
     {"nvfp4", "NVFP4 as TransformerEngine: 1x16 e4m3 block scales under S_enc = 2688/amax"},
     {"nvfp4-2d", "NVFP4 as TransformerEngine for weights: 16x16 blocks"},
+    {"nvfp4-4over6", "NVFP4 as TE's 4over6 (#2972): each 1x16 block keeps the scale mapping its amax to 6 or to 4 with the smaller MAE, S_enc from E4M3 max 256 (16x16: nvfp4-2d --four-over-six mae --e4m3-max 256)"},
+    {"nvfp4-row-scaled", "NVFP4 as TE's row-scaled activations (#2931): one amax and S_enc per row, 1x16 blocks"},
     {"nvfp4-torchao", "NVFP4 as torchao: per-tensor amax/2688, block scales clamped to [2^-6, 448]"},
     {"fp8-current", "per-tensor FP8 current scaling (TE): scale = 448/amax, e4m3 (--fp8 e5m2, --pow2)"},
     {"fp8-block1x128", "blockwise FP8 (TE/DeepSeek): 1x128 blocks, power-of-two scales, e4m3"},
@@ -44,9 +46,15 @@ std::optional<Recipe> find_recipe(std::string_view name) {
   else if (name == "mxfp6-e2m3") mx(Fmt::e2m3, MxScaleMode::floor);
   else if (name == "mxfp4") mx(Fmt::e2m1, MxScaleMode::floor);
   else if (name == "mxint8") mx(Fmt::s8, MxScaleMode::floor);
-  else if (name == "nvfp4" || name == "nvfp4-2d" || name == "nvfp4-torchao") {
+  else if (name == "nvfp4" || name == "nvfp4-2d" || name == "nvfp4-torchao" || name == "nvfp4-4over6" ||
+           name == "nvfp4-row-scaled") {
     r.kind = RecipeKind::nvfp4;
     r.nvfp4.tile2d = name == "nvfp4-2d";
+    if (name == "nvfp4-4over6") {  // TE's recipe defaults: err_mode MAE, e4m3_use_256 'all'
+      r.nvfp4.four_over_six = FourOverSix::min_mae;
+      r.nvfp4.e4m3_max = 256;
+    }
+    r.nvfp4.row_scaled = name == "nvfp4-row-scaled";
     r.nvfp4.order = name == "nvfp4-torchao" ? Nvfp4Order::torchao : Nvfp4Order::te;
   } else if (name == "fp8-current") {
     r.kind = RecipeKind::fp8_current;
@@ -79,6 +87,7 @@ Upstream recipe_upstream(const Recipe& r) {
       const std::string nv_file = "torchao/prototype/mx_formats/nvfp4_tensor.py";
       switch (r.nvfp4.order) {
         case Nvfp4Order::te:
+          if (r.nvfp4.four_over_six != FourOverSix::off) return {te, te_c, "transformer_engine/common/cast/nvfp4/quantize_4over6_nvfp4.cuh"};
           if (r.nvfp4.te_test_reference) return {te, te_c, "tests/cpp/operator/test_cast_nvfp4_transpose.cu"};
           return {te, te_c,
                   nvfp4_te_fast_math_applies([&] { Nvfp4Options o = r.nvfp4; o.input = r.input; return o; }())
@@ -146,6 +155,8 @@ Quantized quantize_checked(const Recipe& r, std::span<const float> x, size_t row
       q.scale_codes = std::move(t.scales);
       q.global_scale = t.global_scale;
       q.amax = t.amax;
+      q.row_global = std::move(t.row_scale);
+      q.row_amax = std::move(t.row_amax);
       break;
     }
     case RecipeKind::fp8_current: {
@@ -190,8 +201,11 @@ std::string dequantize_error(const Recipe& r, const Quantized& q) {
     case RecipeKind::nvfp4: {
       if (std::string e = blocks(16, r.nvfp4.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, q.scale_codes.size()); !e.empty())
         return e;
+      if (r.nvfp4.row_scaled && (q.row_global.size() != q.rows || q.row_amax.size() != q.rows))
+        return "row-scaled NVFP4 needs one global scale and one amax per row";
       Nvfp4Tensor t;
       t.order = r.nvfp4.order;
+      t.e4m3_max = r.nvfp4.e4m3_max;
       return nvfp4_dequantize_error(t, r.nvfp4_dequant);
     }
     case RecipeKind::fp8_current:
@@ -227,6 +241,8 @@ std::vector<float> dequantize_checked(const Recipe& r, const Quantized& q, const
       t.scales = q.scale_codes;
       t.global_scale = q.global_scale;
       t.amax = q.amax;
+      t.e4m3_max = r.nvfp4.e4m3_max;
+      if (r.nvfp4.row_scaled) t.row_scale = q.row_global, t.row_amax = q.row_amax;
       return nvfp4_dequantize(t, r.nvfp4_dequant, exec);
     }
     case RecipeKind::fp8_current:

@@ -438,7 +438,8 @@ void read_quantize(Case& c, const json& j, const std::string& w, const std::stri
   c.extra_expected["scales"] = std::move(sc);
   if (s.global) {
     Array g = read_array(need(ex, "global", we), we + ".global", dir);
-    check_vector(g, we + ".global", elem_type(Fmt::f32), 1, 1, "the NVFP4 per-tensor scale");
+    check_vector(g, we + ".global", elem_type(Fmt::f32), s.global_rows, 1,
+                 s.global_rows == 1 ? "the NVFP4 per-tensor scale" : "the S_enc of each row (row-scaled NVFP4)");
     c.extra_expected["global"] = std::move(g);
   }
 }

@@ -121,7 +121,16 @@ void read_mx(MxOptions& o, const json& j, const std::string& w) {
 }
 
 void read_nvfp4(Nvfp4Options& o, const json& j, const std::string& w) {
-  only_keys(j, w, {"order", "tile2d", "fast_math", "round", "rs_map", "global_amax", "rht", "rht_signs", "rht_out", "te_test_reference"});
+  only_keys(j, w, {"order", "tile2d", "fast_math", "round", "rs_map", "global_amax", "rht", "rht_signs", "rht_out",
+                   "te_test_reference", "four_over_six", "row_scaled", "e4m3_max"});
+  if (j.contains("four_over_six"))
+    o.four_over_six = choice<FourOverSix>(j, "four_over_six", w,
+                                          {{"off", FourOverSix::off}, {"mae", FourOverSix::min_mae}, {"mse", FourOverSix::min_mse}});
+  if (j.contains("row_scaled")) o.row_scaled = boolean(j, "row_scaled", w);
+  if (j.contains("e4m3_max")) {
+    o.e4m3_max = static_cast<int>(integer(j, "e4m3_max", w, 0, 448));
+    if (o.e4m3_max != 448 && o.e4m3_max != 256) fail(w + ".e4m3_max", "must be 448 or 256 (TE's nvfp4_e4m3_max)");
+  }
   if (j.contains("te_test_reference")) o.te_test_reference = boolean(j, "te_test_reference", w);
   if (j.contains("order"))
     o.order = choice<Nvfp4Order>(j, "order", w,
@@ -190,7 +199,10 @@ json recipe_json(const Recipe& r) {
                     {"rht", o.rht},
                     {"rht_signs", o.rht_signs},
                     {"rht_out", o.rht_out == RhtOut::bf16 ? "bf16" : "f32"},
-                    {"te_test_reference", o.te_test_reference}};
+                    {"te_test_reference", o.te_test_reference},
+                    {"four_over_six", std::string(to_string(o.four_over_six))},
+                    {"row_scaled", o.row_scaled},
+                    {"e4m3_max", o.e4m3_max}};
       if (o.global_amax) j["nvfp4"]["global_amax"] = hex32(std::bit_cast<uint32_t>(*o.global_amax));
       break;
     }
@@ -286,11 +298,19 @@ QuantShapes quant_shapes(const Recipe& r, size_t rows, size_t cols, const std::s
       s.codes = elem_type(Fmt::e2m1);
       s.scales = elem_type(Fmt::e4m3);
       s.global = nvfp4_has_global(o.order);
+      s.global_rows = o.row_scaled ? rows : 1;
       g = make_grid(rows, cols, o.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);
       if (o.te_test_reference && (o.order != Nvfp4Order::te || o.tile2d))
         fail(w + ".nvfp4.te_test_reference", "TE's test reference is modelled for order te with 1x16 blocks");
       if (o.rht && cols % 16 != 0)
         fail(w + ".nvfp4.rht", "the 16-point Hadamard transform needs a multiple of 16 columns, x has " + std::to_string(cols));
+      if (nvfp4_te_variant(o) || o.e4m3_max != 448) {
+        Nvfp4Options probe = o;  // the variant's rules on this shape (a 0-row / 0-col shape is checked elsewhere)
+        probe.global_amax.reset();
+        if (o.row_scaled && o.global_amax) fail(w + ".nvfp4.global_amax", "row-scaled NVFP4 takes each row's amax");
+        if (const std::string e = nvfp4_quantize_error(rows * cols, rows, cols, probe, 0); !e.empty())
+          fail(w + (o.row_scaled ? ".nvfp4.row_scaled" : ".nvfp4.four_over_six"), e);
+      }
       if (o.round == Round::rs) {
         if (o.order != Nvfp4Order::te && o.order != Nvfp4Order::te_div6)
           fail(w + ".nvfp4.round", "stochastic rounding is modelled for TE's orders only (te, te-div6)");
@@ -349,8 +369,12 @@ Case quantize_case(const std::string& name, const Recipe& r, const Array& x, con
   else
     sc.assign(q.scale_codes.begin(), q.scale_codes.end());
   c.extra_expected["scales"] = make_array(s.scales, s.scale_rows, s.scale_cols, sc);
-  if (s.global)
-    c.extra_expected["global"] = make_array(elem_type(Fmt::f32), 1, 1, {std::bit_cast<uint32_t>(q.global_scale)}, false, true);
+  if (s.global) {
+    std::vector<uint64_t> g;
+    if (s.global_rows == 1) g.push_back(std::bit_cast<uint32_t>(q.global_scale));
+    for (float f : q.row_global) g.push_back(std::bit_cast<uint32_t>(f));
+    c.extra_expected["global"] = make_array(elem_type(Fmt::f32), s.global_rows, 1, g, false, true);
+  }
   c.provenance = std::move(provenance);
   return c;
 }

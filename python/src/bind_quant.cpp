@@ -170,9 +170,14 @@ void init_quant(py::module_& m) {
       }, "block scale codes (ue8m0 / e4m3, uint8) or f32 scale_inv (FP8 recipes, float32)")
       .def_property_readonly("global_scale", [](const PyQuantized& q) -> py::object {
         if (q.recipe.kind != quant::RecipeKind::nvfp4) return py::none();
+        if (q.recipe.nvfp4.row_scaled) return matrix(q.q.row_global, q.q.rows, 1).attr("reshape")(-1);
         return py::float_(q.q.global_scale);
-      }, "NVFP4's per-tensor f32 scale (None for other recipes)")
-      .def_property_readonly("amax", [](const PyQuantized& q) { return q.q.amax; })
+      }, "NVFP4's per-tensor f32 scale (a float32 array of one per row for row-scaled NVFP4; None for other recipes)")
+      .def_property_readonly("amax", [](const PyQuantized& q) -> py::object {
+        if (q.recipe.kind == quant::RecipeKind::nvfp4 && q.recipe.nvfp4.row_scaled)
+          return matrix(q.q.row_amax, q.q.rows, 1).attr("reshape")(-1);
+        return py::float_(q.q.amax);
+      }, "the tensor amax behind NVFP4's scale (float32 array of one per row for row-scaled NVFP4)")
       .def_property_readonly("elem", [](const PyQuantized& q) { return std::string(info(q.q.elem).name); })
       .def_property_readonly("scale_format", [](const PyQuantized& q) { return std::string(info(q.q.scale_fmt).name); })
       .def_property_readonly("recipe", [](const PyQuantized& q) { return golden::recipe_json(q.recipe).dump(); })

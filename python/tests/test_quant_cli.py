@@ -48,12 +48,54 @@ def test_every_recipe_matches_cli(cli, tmp_path, recipe):
     sc = np.asarray(q.scales)
     assert sc.dtype == ref["scales"].dtype
     assert np.array_equal(sc.reshape(-1).view(np.uint8), ref["scales"].reshape(-1).view(np.uint8))
-    if "global" in ref:
-        assert np.float32(q.global_scale).view(np.uint32) == ref["global"].reshape(-1)[0].view(np.uint32)
+    if "global" in ref:  # one value, or one per row (nvfp4-row-scaled)
+        assert np.array_equal(np.asarray(q.global_scale, np.float32).reshape(-1).view(np.uint32),
+                              ref["global"].reshape(-1).view(np.uint32))
     else:
         assert q.global_scale is None
     d = tcemu.dequantize(q)
     assert np.array_equal(d.view(np.uint32), ref["deq"].reshape(d.shape).view(np.uint32))
+
+
+@pytest.mark.parametrize("args,options", [
+    (["--four-over-six", "mse"], {"four_over_six": "mse"}),
+    (["--four-over-six", "mae", "--e4m3-max", "256", "--dequant", "te"], {"four_over_six": "mae", "e4m3_max": 256}),
+    (["--row-scaled", "--dequant", "te"], {"row_scaled": True}),
+])
+def test_nvfp4_te_variant_options_match_cli(cli, tmp_path, args, options):
+    """TE's 4over6 and row-scaled NVFP4 options: the CLI's files (per-row global and amax for
+    row-scaled) and the binding agree, and dequantize reads them back."""
+    x = tensor(5, rows=32)
+    ref = cli_quantize(cli, str(tmp_path), x, "nvfp4", args)
+    q = tcemu.quantize(x, "nvfp4", **options)
+    assert np.array_equal(q.codes, ref["codes"])
+    assert np.array_equal(q.scales, ref["scales"])
+    g = np.asarray(q.global_scale, np.float32).reshape(-1)
+    assert g.size == (32 if options.get("row_scaled") else 1)
+    assert np.array_equal(g.view(np.uint32), ref["global"].reshape(-1).view(np.uint32))
+    amax = np.load(os.path.join(str(tmp_path), "q.amax.npy"))
+    assert np.array_equal(np.asarray(q.amax, np.float32).reshape(-1).view(np.uint32), amax.reshape(-1).view(np.uint32))
+    d = tcemu.dequantize(q, dequant="te" if "--dequant" in args else None)
+    assert np.array_equal(d.view(np.uint32), ref["deq"].view(np.uint32))
+
+
+def test_nvfp4_te_variant_options_refused(cli, tmp_path):
+    x = tensor(6, rows=8)
+    src = os.path.join(str(tmp_path), "x.npy")
+    np.save(src, x)
+    out = os.path.join(str(tmp_path), "q")
+    for args, msg in [(["--recipe", "nvfp4", "--four-over-six", "max"], "--four-over-six must be off, mae or mse"),
+                      (["--recipe", "nvfp4", "--e4m3-max", "256"], "requires E4M3 max 448"),
+                      (["--recipe", "nvfp4-row-scaled", "--rht"], "does not support RHT"),
+                      (["--recipe", "nvfp4-2d", "--four-over-six", "mae"], "multiple of 16"),
+                      (["--recipe", "mxfp8", "--row-scaled"], "does not apply to recipe 'mxfp8'")]:
+        r = cli(["quantize", src, "-o", out, *args], check=False)
+        assert r.returncode == 2, args
+        assert msg in r.stderr, (args, r.stderr)
+    with pytest.raises(ValueError, match="does not support stochastic rounding"):
+        tcemu.quantize(x, "nvfp4-4over6", round="rs", seed=1)
+    with pytest.raises(ValueError, match="e4m3_max"):
+        tcemu.quantize(x, "nvfp4", e4m3_max=300)
 
 
 def test_mx_options_match_cli(cli, tmp_path):

@@ -82,6 +82,11 @@ std::vector<q::Recipe> recipes() {
   r = *q::find_recipe("mxfp8");
   r.mx.variant = q::MxVariant::te_2_12;
   out.push_back(r);
+  // TE's 4over6 with MSE and E4M3 max 448 (the presets cover MAE / 256 and row-scaled).
+  r = *q::find_recipe("nvfp4-4over6");
+  r.nvfp4.four_over_six = q::FourOverSix::min_mse;
+  r.nvfp4.e4m3_max = 448;
+  out.push_back(r);
   for (q::Nvfp4Order o : {q::Nvfp4Order::torchao_single, q::Nvfp4Order::torchao_0_16, q::Nvfp4Order::torchao_single_0_17}) {
     r = *q::find_recipe("nvfp4-torchao");
     r.nvfp4.order = o;
@@ -266,6 +271,25 @@ TEST(QuantizeCase, ReadingErrorsNameTheField) {
   d = ok;
   d["cases"][0]["recipe"]["nvfp4"]["tile2d"] = 1;
   EXPECT_ERROR(d, "recipe.nvfp4.tile2d", "true or false");
+  // TE's variants: their option values, what TE refuses, and one S_enc per row when row-scaled.
+  const json rn = valid_doc("nvfp4-row-scaled", Round::rn);
+  ASSERT_EQ(read_error(rn), "(accepted)");
+  d = rn;
+  d["cases"][0]["recipe"]["nvfp4"]["e4m3_max"] = 300;
+  EXPECT_ERROR(d, "recipe.nvfp4.e4m3_max", "448 or 256");
+  d = rn;
+  d["cases"][0]["recipe"]["nvfp4"]["four_over_six"] = "max";
+  EXPECT_ERROR(d, "recipe.nvfp4.four_over_six", "unknown value 'max'");
+  d = rn;
+  d["cases"][0]["recipe"]["nvfp4"]["tile2d"] = true;
+  EXPECT_ERROR(d, "recipe.nvfp4.row_scaled", "2D");
+  d = rn;
+  d["cases"][0]["expected"]["global"]["shape"] = json::array({1});
+  d["cases"][0]["expected"]["global"]["hex"] = "43e00000";
+  EXPECT_ERROR(d, "expected.global.shape", "must be [2]");
+  d = valid_doc("nvfp4-4over6", Round::rn);
+  d["cases"][0]["recipe"]["nvfp4"]["tile2d"] = true;  // 2 rows: TE's 16x16 4over6 needs 16
+  EXPECT_ERROR(d, "recipe.nvfp4.four_over_six", "multiple of 16");
   d = ok;
   d["cases"][0]["recipe"]["nvfp4"]["colour"] = "red";
   EXPECT_ERROR(d, "recipe.nvfp4.colour", "unknown field");
@@ -437,6 +461,8 @@ TEST(QuantizeCase, GeneratedCasesAreDeterministic) {
 // Each case records the upstream version its recipe follows; a case naming another one is
 // refused, naming the field.
 TEST(QuantizeCase, RecordsTheUpstreamVersion) {
+  EXPECT_EQ(valid_doc("nvfp4-4over6", Round::rn)["cases"][0]["recipe"]["upstream"]["file"],
+            "transformer_engine/common/cast/nvfp4/quantize_4over6_nvfp4.cuh");
   json d = valid_doc("mx", Round::rn);
   const json& u = d["cases"][0]["recipe"]["upstream"];
   EXPECT_EQ(u["repo"], "pytorch/ao");

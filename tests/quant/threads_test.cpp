@@ -80,7 +80,10 @@ struct Case {
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  for (const RecipePreset& p : recipe_presets()) out.push_back({*find_recipe(p.name)});
+  for (const RecipePreset& p : recipe_presets()) {
+    const Recipe r = *find_recipe(p.name);  // TE's NVFP4 variants need whole 16-blocks
+    out.push_back({r, r.kind == RecipeKind::nvfp4 && nvfp4_te_variant(r.nvfp4)});
+  }
   auto variant = [&](const char* base, auto&& edit, bool needs16 = false) {
     Case c{*find_recipe(base), needs16};
     edit(c.r);
@@ -97,6 +100,7 @@ std::vector<Case> cases() {
   variant("nvfp4", [](Recipe& r) { r.name += " te-div6"; r.nvfp4.order = Nvfp4Order::te_div6; });
   variant("nvfp4-torchao", [](Recipe& r) { r.name += " single"; r.nvfp4.order = Nvfp4Order::torchao_single; });
   variant("nvfp4-torchao", [](Recipe& r) { r.name += " 0.16"; r.nvfp4.order = Nvfp4Order::torchao_0_16; });
+  variant("nvfp4-row-scaled", [](Recipe& r) { r.name += " dequant te"; r.nvfp4_dequant = Nvfp4Dequant::te_kernel; }, true);
   variant("fp8-current", [](Recipe& r) { r.name += " e5m2 pow2"; r.fp8 = Fmt::e5m2; r.pow2 = true; });
   variant("fp8-block128x128", [](Recipe& r) { r.name += " exact scales, bf16 input"; r.pow2 = false; r.input = Fmt::bf16; });
   return out;

@@ -28,9 +28,10 @@ namespace {
 using namespace tcemu::quant;
 
 struct QuantArgs {
-  std::string recipe, input, output, in_format, elem, scale, axis, round, order, fp8, dequant, variant;
+  std::string recipe, input, output, in_format, elem, scale, axis, round, order, fp8, dequant, variant, four_over_six;
   size_t block = 0;
-  bool fast_math = false, rht = false, pow2 = false, no_pow2 = false, list = false;
+  int e4m3_max = 0;
+  bool fast_math = false, rht = false, pow2 = false, no_pow2 = false, list = false, row_scaled = false;
   uint64_t seed = 0, offset = 0;
   size_t npy_threshold = 4096;
 };
@@ -47,6 +48,9 @@ void add_recipe_options(CLI::App* cmd, QuantArgs& a) {
                   "NVFP4 arithmetic order: te, te-div6, torchao, torchao-single, torchao-0.16, torchao-single-0.17");
   cmd->add_flag("--fast-math", a.fast_math, "NVFP4 (TE, bf16 input, 1x16): bf16 coefficient and fma.rn.f32.bf16");
   cmd->add_flag("--rht", a.rht, "NVFP4: 16-point random Hadamard transform of each row first (TE signs)");
+  cmd->add_option("--four-over-six", a.four_over_six, "NVFP4 (TE 4over6): off, mae or mse (the block error that picks map-to-4 or map-to-6)");
+  cmd->add_flag("--row-scaled", a.row_scaled, "NVFP4 (TE): one amax and S_enc per row");
+  cmd->add_option("--e4m3-max", a.e4m3_max, "NVFP4: the E4M3 bound of S_enc, 448 or 256 (256 only with 4over6)");
   cmd->add_option("--fp8", a.fp8, "FP8 recipes: e4m3 (default) or e5m2");
   cmd->add_option("--dequant", a.dequant,
                   "dequantize arithmetic: MX ocp (default), te (TE's kernel) or te-2.18 (TE <= v2.18: scale 0 -> 0, 0xFF -> Inf); "
@@ -148,6 +152,18 @@ Recipe resolve_recipe(const QuantArgs& a) {
   }
   if (a.fast_math) { need(a, r, RecipeKind::nvfp4, "--fast-math"); r.nvfp4.fast_math = true; }
   if (a.rht) { need(a, r, RecipeKind::nvfp4, "--rht"); r.nvfp4.rht = true; }
+  if (!a.four_over_six.empty()) {
+    need(a, r, RecipeKind::nvfp4, "--four-over-six");
+    auto f = parse_four_over_six(a.four_over_six);
+    if (!f) throw InputError("--four-over-six must be off, mae or mse, not '" + a.four_over_six + "'");
+    r.nvfp4.four_over_six = *f;
+  }
+  if (a.row_scaled) { need(a, r, RecipeKind::nvfp4, "--row-scaled"); r.nvfp4.row_scaled = true; }
+  if (a.e4m3_max) {
+    need(a, r, RecipeKind::nvfp4, "--e4m3-max");
+    if (a.e4m3_max != 448 && a.e4m3_max != 256) throw InputError("--e4m3-max must be 448 or 256");
+    r.nvfp4.e4m3_max = a.e4m3_max;
+  }
   if (!a.fp8.empty()) {
     if (r.kind != RecipeKind::fp8_current && r.kind != RecipeKind::fp8_block) throw InputError("--fp8 applies to FP8 recipes only");
     if (a.fp8 == "e4m3") r.fp8 = Fmt::e4m3;
@@ -236,9 +252,13 @@ int run_quantize(const QuantArgs& a) {
   else
     io::write_npy(a.output + ".scales.npy", io::make_npy("|u1", {q.scale_rows, q.scale_cols}, widen(q.scale_codes)));
   const bool global = r.kind == RecipeKind::nvfp4 && nvfp4_has_global(r.nvfp4.order);
-  if (r.kind == RecipeKind::nvfp4) {
-    if (global) io::write_npy(a.output + ".global.npy", io::make_npy("<f4", {1}, f32_codes({q.global_scale})));
-    io::write_npy(a.output + ".amax.npy", io::make_npy("<f4", {1}, f32_codes({q.amax})));
+  if (r.kind == RecipeKind::nvfp4) {  // row-scaled: one per row
+    const bool per_row = r.nvfp4.row_scaled;
+    const std::vector<size_t> shape = {per_row ? in.rows : 1};
+    const std::vector<float> g = per_row ? q.row_global : std::vector<float>{q.global_scale};
+    const std::vector<float> m = per_row ? q.row_amax : std::vector<float>{q.amax};
+    if (global) io::write_npy(a.output + ".global.npy", io::make_npy("<f4", shape, f32_codes(g)));
+    io::write_npy(a.output + ".amax.npy", io::make_npy("<f4", shape, f32_codes(m)));
   }
   write_case(a, r, in, rbits, q);
   std::cout << "recipe " << r.name << ": " << in.rows << "x" << in.cols << " " << info(q.elem).name << " elements, "
@@ -284,13 +304,26 @@ int run_dequantize(const QuantArgs& a) {
     else q.scale_codes.push_back(static_cast<uint8_t>(scales.bits(i)));
   }
   if (r.kind == RecipeKind::nvfp4 && nvfp4_has_global(r.nvfp4.order)) {  // one-level torchao: none
-    const io::NpyArray g = io::read_npy(a.input + ".global.npy");
-    if (g.descr != "<f4" || g.count() != 1) throw InputError(a.input + ".global.npy: expected one float32");
-    q.global_scale = std::bit_cast<float>(static_cast<uint32_t>(g.bits(0)));
-    if (r.nvfp4_dequant == Nvfp4Dequant::te_kernel) {
-      const io::NpyArray m = io::read_npy(a.input + ".amax.npy");
-      if (m.descr != "<f4" || m.count() != 1) throw InputError(a.input + ".amax.npy: expected one float32");
-      q.amax = std::bit_cast<float>(static_cast<uint32_t>(m.bits(0)));
+    // One float32, or one per row for a row-scaled tensor.
+    const size_t n = r.nvfp4.row_scaled ? q.rows : 1;
+    const std::string what = n == 1 ? "one float32" : std::to_string(n) + " float32 (one per row: row-scaled)";
+    auto read_f32 = [&](const std::string& file) {
+      const io::NpyArray m = io::read_npy(file);
+      if (m.descr != "<f4" || m.count() != n) throw InputError(file + ": expected " + what);
+      std::vector<float> v;
+      for (size_t i = 0; i < n; ++i) v.push_back(std::bit_cast<float>(static_cast<uint32_t>(m.bits(i))));
+      return v;
+    };
+    const std::vector<float> g = read_f32(a.input + ".global.npy");
+    // Row-scaled dequantization reads each row's amax (TE's kernel) as well as its S_enc.
+    const bool want_amax = r.nvfp4_dequant == Nvfp4Dequant::te_kernel || r.nvfp4.row_scaled;
+    const std::vector<float> m = want_amax ? read_f32(a.input + ".amax.npy") : std::vector<float>(n, 0.0f);
+    if (r.nvfp4.row_scaled) {
+      q.row_global = g;
+      q.row_amax = m;
+    } else {
+      q.global_scale = g[0];
+      q.amax = m[0];
     }
   }
   const Result<std::vector<float>> v = dequantize(r, q);

@@ -48,6 +48,13 @@ enum class RhtOut : uint8_t { bf16, f32 };
 // -1,1,-1,-1] (TE transformer_engine/pytorch/tensor/nvfp4_tensor.py at d0067d0); a set bit means -1.
 inline constexpr uint16_t kTeRhtSignMask = 0b1101'0111'1110'1000;
 
+// TransformerEngine's 4over6 block-scale choice (see "TransformerEngine's NVFP4 variants" below):
+// off, or keep the candidate scale (map the block amax to 6 or to 4) with the smaller squared
+// (min_mse) or absolute (min_mae) error.
+enum class FourOverSix : uint8_t { off, min_mse, min_mae };
+std::optional<FourOverSix> parse_four_over_six(std::string_view s);  // off, mse, mae
+std::string_view to_string(FourOverSix f);
+
 struct Nvfp4Options {
   Nvfp4Order order = Nvfp4Order::te;
   bool tile2d = false;      // 16x16 blocks (TE for weights) instead of 1x16 along rows
@@ -67,6 +74,10 @@ struct Nvfp4Options {
   bool rht = false;         // transform each row's 16-element groups with diag(s) H16 / 4 first
   uint16_t rht_signs = kTeRhtSignMask;
   RhtOut rht_out = RhtOut::bf16;
+  // TE's variants (order te, rn, no rht / fast_math / te_test_reference; nvfp4_te_variant_error):
+  FourOverSix four_over_six = FourOverSix::off;  // 4over6 block scales (1x16, or 16x16 with tile2d)
+  bool row_scaled = false;  // one amax and S_enc per row (1x16 only, no global_amax)
+  int e4m3_max = 448;       // the E4M3 bound of S_enc: 448, or 256 with 4over6
   bool operator==(const Nvfp4Options&) const = default;
 };
 
@@ -77,6 +88,10 @@ struct Nvfp4Tensor {
   std::vector<uint8_t> scales;  // E4M3 block scale codes, grid.scale_count()
   float global_scale = 1.0f;    // te: S_enc (2688 / amax); torchao: per_tensor_scale (amax / 2688)
   float amax = 0.0f;            // the tensor amax the global scale came from
+  // Row-scaled (Nvfp4Options::row_scaled): each row's amax and S_enc (global_scale and amax then
+  // unused); empty otherwise.
+  std::vector<float> row_amax, row_scale;
+  int e4m3_max = 448;           // S_enc = e4m3_max * 6 / amax (256: TE's 4over6 option)
 };
 
 // NVFP4 dequantization.
@@ -105,6 +120,8 @@ bool nvfp4_te_fast_math_applies(const Nvfp4Options& o);
 // few random words, rht with cols not a multiple of 16); std::invalid_argument with that
 // message otherwise. quant::quantize (quant_recipe.hpp) returns the message instead.
 std::string nvfp4_quantize_error(size_t n, size_t rows, size_t cols, const Nvfp4Options& o, size_t rbits);
+// Whether o asks for one of TE's variants (4over6 or row-scaled: nvfp4_te_variant_quantize).
+bool nvfp4_te_variant(const Nvfp4Options& o);
 Nvfp4Tensor nvfp4_quantize(std::span<const float> x, size_t rows, size_t cols, const Nvfp4Options& o,
                            std::span<const uint32_t> rbits = {});
 // The same on thread_count(exec) threads (the plain call: Exec{}); the same bits for every count.
@@ -142,28 +159,32 @@ std::vector<float> rht16(std::span<const float> x, size_t rows, size_t cols, uin
 // Row-scaled NVFP4 (TE #2931, #3206, #3324): one tensor scale per row, from that row's amax
 // (TE's dispatch: rowwise only, not with 16x16 blocks); without 4over6 the blocks are TE's
 // (order te: nvfp4_te_block_scale, nvfp4_te_element_scale).
-enum class FourOverSix : uint8_t { off, min_mse, min_mae };
-std::optional<FourOverSix> parse_four_over_six(std::string_view s);  // off, mse, mae
-std::string_view to_string(FourOverSix f);
 
 struct Nvfp4TeVariant {
   FourOverSix four_over_six = FourOverSix::off;
   bool row_scaled = false;
   int e4m3_max = 448;  // 256: only with 4over6 (TE: "Non-4over6 NVFP4 quantization requires E4M3 max 448")
   std::optional<float> amax;  // the tensor amax (not row-scaled; default: computed)
+  // 16x16 blocks (4over6 only: TE's quantize_4over6<true>): the block amax over the 16 rows, one
+  // scale per block, each row's 16-element error summed in element order and the 16 row errors
+  // added as its warp shuffle tree does (reduce_group_sum_16: row r + row r+8, then +4, +2, +1).
+  bool tile2d = false;
 };
 
 struct Nvfp4TeVariantTensor {
   size_t rows = 0, cols = 0;
+  bool tile2d = false;
   std::vector<uint8_t> codes;        // E2M1 codes, row-major, one per byte
-  std::vector<uint8_t> scales;       // E4M3 block scales, rows x (cols / 16)
-  std::vector<uint8_t> picked_map4;  // 4over6: 1 where the block took the map-to-4 scale
+  std::vector<uint8_t> scales;       // E4M3 block scales, rows x (cols / 16) (tile2d: rows/16 x cols/16)
+  std::vector<uint8_t> picked_map4;  // 4over6: 1 where the block took the map-to-4 scale (as scales)
   std::vector<float> amax;           // per row (row-scaled) or one value
   std::vector<float> s_enc;          // the encode scale of each amax
 };
 
 // Precondition: nvfp4_te_variant_error(...) is empty (cols a multiple of 16, e4m3_max 448 or
-// 256 and 256 only with 4over6, row_scaled without amax); std::invalid_argument otherwise.
+// 256 and 256 only with 4over6, row_scaled without amax, tile2d only with 4over6, not
+// row-scaled, and rows a multiple of 16); std::invalid_argument otherwise. nvfp4_quantize runs
+// these with Nvfp4Options::four_over_six / row_scaled / e4m3_max.
 std::string nvfp4_te_variant_error(size_t n, size_t rows, size_t cols, const Nvfp4TeVariant& v);
 Nvfp4TeVariantTensor nvfp4_te_variant_quantize(std::span<const float> x, size_t rows, size_t cols,
                                                const Nvfp4TeVariant& v);

@@ -57,6 +57,9 @@ struct Quantized {
   std::vector<float> scale_f32;      // f32 scale_inv per block (fp8_block) or per tensor (fp8_current)
   float global_scale = 1.0f;         // NVFP4 per-tensor scale (see Nvfp4Tensor)
   float amax = 0.0f;                 // NVFP4: the tensor amax behind it (TE's dequantize kernel)
+  // Row-scaled NVFP4 (Nvfp4Options::row_scaled): S_enc and amax of each row (global_scale and
+  // amax unused); empty otherwise.
+  std::vector<float> row_global, row_amax;
 };
 
 // The upstream implementation whose arithmetic a recipe (with its options resolved) follows:

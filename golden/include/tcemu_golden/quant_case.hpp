@@ -22,7 +22,8 @@ struct QuantShapes {
   ElemType codes, scales;            // element format; ue8m0 / e4m3 / f32
   size_t scale_rows = 0, scale_cols = 0;
   size_t rbits_rows = 0, rbits_cols = 0;  // 0 x 0: the recipe takes no random bits
-  bool global = false;               // NVFP4: expected "global" (f32 [1])
+  bool global = false;               // NVFP4: expected "global" (f32 [global_rows])
+  size_t global_rows = 1;            // row-scaled NVFP4: one S_enc per row
 };
 // Throws GoldenError naming the option when the recipe cannot quantize that shape
 // (`where` prefixes the message, e.g. "cases[0].recipe").

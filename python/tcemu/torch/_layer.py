@@ -173,13 +173,22 @@ def run_gemm(recipe, role, arch, qa, qb, out_dtype, device, *, bias=None, where=
             post = torch.from_numpy(ra).reshape(-1, 1) * torch.from_numpy(rb).reshape(1, -1)
     elif qa.scale_inv is not None:
         kw.update(a_scale=np.float32(qa.scale_inv), b_scale=np.float32(qb.scale_inv))
-    if qa.scaling == "nvfp4":
+    row_scaled = qa.scaling == "nvfp4" and recipe.nvfp4_epilogue == "te" and (qa.row_scaled or qb.row_scaled)
+    if row_scaled:
+        # TE's row-scaled NVFP4 GEMM (cpp_extensions/gemm.py general_gemm): both amaxes set to 1,
+        # no bias, f32 output, beta 0; the amaxes and the bias are applied below in torch.
+        kw["alpha"] = _tcemu.te_nvfp4_gemm_alpha(1.0, 1.0, 1.0, qa.e4m3_max, qb.e4m3_max)
+        gemm_dtype = torch.float32
+    elif qa.scaling == "nvfp4":
         if recipe.nvfp4_epilogue == "te":
             kw["alpha"] = _tcemu.te_nvfp4_gemm_alpha(1.0, qa.amax, qb.amax, qa.e4m3_max, qb.e4m3_max)
         else:  # torchao _addmm_nvfp4_dispatch: result * (pts_a * pts_b).to(orig_dtype)
             pts = torch.tensor(np.float32(qa.global_scale)) * torch.tensor(np.float32(qb.global_scale))
             post = pts.to(out_dtype)
     out_type = _OUT_TYPE[gemm_dtype]
+    if row_scaled:
+        return _row_scaled_epilogue(recipe, role, arch, a, b, kw, qa, qb, out_dtype, device, bias, where, c, beta, k,
+                                    ins)
     if bias is not None:
         kw["bias"] = bias.detach().cpu()
     if recipe.epilogue is not None and "epilogue" not in kw:
@@ -191,6 +200,41 @@ def run_gemm(recipe, role, arch, qa, qb, out_dtype, device, *, bias=None, where=
     if post is not None:
         out = out * post if post.dim() == 0 else out.mul_(post)
     if out.dtype != out_dtype:
+        out = out.to(out_dtype)
+    out = out if device.type == "cpu" else out.to(device)
+    _stats.record(where, role, qa, qb, out, bias, ins)
+    return out
+
+
+def _row_scaled_epilogue(recipe, role, arch, a, b, kw, qa, qb, out_dtype, device, bias, where, c, beta, k, ins):
+    """The rest of TE's row-scaled NVFP4 GEMM (cpp_extensions/gemm.py at d0067d0): the f32
+    GEMM's output times the row scales (A's amax per row of D, or its one amax) and the column
+    scales (B's), folded into one factor when either side is one value (`out *= row * col` or
+    `out *= col * row`) and applied one after the other otherwise, all f32; then `+ bias` in f32,
+    then the output dtype; with C (main_grad), `C + out.to(C.dtype)` (add_) or the copy."""
+    from .._gemm import gemm
+
+    if recipe.epilogue is not None and "epilogue" not in kw:
+        kw["epilogue"] = recipe.epilogue
+    kw.update(promote_every=recipe.promotion(role, arch), out_type="f32")
+    d = _gemm_call(recipe, device, gemm, _gemm_args(a, b, kw, None, 0.0, where), kw, where, role,
+                   a.shape[0] * b.shape[0] * k)
+    out = from_codes(d, "f32", torch.device("cpu"))
+    rows = torch.from_numpy(np.asarray(qa.amax, np.float32).reshape(-1, 1))
+    cols = torch.from_numpy(np.asarray(qb.amax, np.float32).reshape(1, -1))
+    if cols.numel() == 1:
+        out.mul_(rows * cols)
+    elif rows.numel() == 1:
+        out.mul_(cols * rows)
+    else:
+        out.mul_(rows)
+        out.mul_(cols)
+    if bias is not None:
+        out.add_(bias.detach().cpu().to(torch.float32))
+    if c is not None:
+        cc = c.detach().cpu()
+        out = cc + out.to(cc.dtype) if beta else out.to(cc.dtype)
+    elif out.dtype != out_dtype:
         out = out.to(out_dtype)
     out = out if device.type == "cpu" else out.to(device)
     _stats.record(where, role, qa, qb, out, bias, ins)
@@ -389,6 +433,7 @@ class Layer:
             dx = run_gemm(r, "dgrad", self.arch, qdy, qwt, r.output_dtype(x.dtype), dy.device, where=self.name)
             dx = dx.reshape(*x.shape)
         if need_dw:
+            r.check_columnwise("input", x, self.name)
             x2 = to_f32(x, self.name, "input")
             if r.quantizer_for("grad_output", "columnwise").per_tensor and \
                     r.quantizer_for("grad_output", "columnwise") is r.quantizer_for("grad_output", "rowwise"):

@@ -17,7 +17,8 @@ class QOperand:
     16-bit formats, else uint8); scaling: None (per tensor or plain), 'mx' or 'nvfp4';
     scales: rows x K/block block-scale codes (uint8) or None; scale_inv: the per-tensor
     dequantization factor (float32) or None; amax: the tensor amax behind an NVFP4 operand
-    (the GEMM's alpha); e4m3_max: NVFP4's block-scale bound (448); quantized: the tcemu
+    (the GEMM's alpha; one per row for row-scaled NVFP4); e4m3_max: the E4M3 bound of NVFP4's
+    tensor scale (448; 256 for TE's 4over6 option); quantized: the tcemu
     Quantized behind it (for dequantize), else None; source: the float32 input (statistics)."""
 
     __slots__ = ("fmt", "codes", "scaling", "scales", "block", "scale_inv", "amax", "e4m3_max", "quantized",
@@ -28,6 +29,11 @@ class QOperand:
         self.fmt, self.codes, self.scaling, self.scales, self.block = fmt, codes, scaling, scales, block
         self.scale_inv, self.amax, self.e4m3_max, self.quantized = scale_inv, amax, e4m3_max, quantized
         self.source, self.scale_used, self.global_scale = source, scale_used, global_scale
+
+    @property
+    def row_scaled(self):
+        """Whether the operand is TE's row-scaled NVFP4 (an amax per row)."""
+        return self.scaling == "nvfp4" and np.ndim(self.amax) > 0
 
     def dequantized(self):
         """The values the operand stands for (float64), for statistics."""
@@ -179,7 +185,8 @@ class Blocked(Quantizer):
             scales = np.repeat(scales, 16, axis=0)[:rows]
         amax = q.amax if self.scaling == "nvfp4" else None
         return QOperand(q.elem, q.codes, scaling=self.scaling, scales=np.ascontiguousarray(scales), block=self.block,
-                        amax=amax, quantized=q, source=x, global_scale=q.global_scale if amax is not None else None)
+                        amax=amax, e4m3_max=float(opts.get("e4m3_max", 448)), quantized=q, source=x,
+                        global_scale=q.global_scale if amax is not None else None)
 
 
 class BlockFP8(Quantizer):

@@ -62,8 +62,8 @@ def operand_stats(q):
         out["scale_inv"] = float(q.scale_inv)
     if q.scales is not None:
         out["scale_codes"] = {"min": int(np.min(q.scales)), "max": int(np.max(q.scales))}
-    if q.amax is not None:
-        out["tensor_amax"] = float(q.amax)
+    if q.amax is not None:  # row-scaled NVFP4: the largest row amax
+        out["tensor_amax"] = float(np.max(q.amax))
     return out
 
 

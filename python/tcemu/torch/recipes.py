@@ -97,6 +97,10 @@ class Recipe:
         tensor; torchao's rowwise_with_gw_hp differs per usage."""
         return self.quantizer(tensor)
 
+    def check_columnwise(self, tensor, t, where):
+        """Raises ValueError where the upstream library refuses the columnwise (wgrad) copy of
+        `tensor` (a torch tensor); most recipes have no such rule."""
+
     def emulation_device(self, tensor_device):
         """The tcemu device name a GEMM of tensors on `tensor_device` (a torch.device) runs on."""
         if self.device is not None:
@@ -293,38 +297,106 @@ class MXFP8BlockScaling(Recipe):
         return self._q[tensor]
 
 
+_NVFP4_4OVER6_SCOPES = ("none", "weights", "activations", "all")
+
+
+def _in_scope(scope, tensor):
+    """Whether TE's 4over6 scope ('none', 'weights', 'activations', 'all') covers a forward tensor."""
+    return scope == "all" or (scope == "weights" and tensor == "weight") or (scope == "activations" and tensor == "input")
+
+
 class NVFP4BlockScaling(Recipe):
     """TransformerEngine recipe.NVFP4BlockScaling: E2M1 in blocks of 16 with UE4M3 scales and a
     per-tensor f32 scale (the `nvfp4` preset, order te); weights in 16 x 16 tiles (unless
     disable_2d_quantization); the 16-point random Hadamard transform on the columnwise copies of
     the input and the gradient, which only the wgrad GEMM reads (unless disable_rht);
     stochastic rounding of the gradient (unless disable_stochastic_rounding). The GEMM's alpha
-    is TE's amax_a * amax_b / (6 * 6 * 448 * 448). Stochastic rounding draws Philox4x32-10
-    words from `seed` and a per-layer, per-step offset: TE's own draws (its CUDA generator's
-    state) are not reproduced."""
+    is TE's amax_a * amax_b / (6 * 6 * max_a * max_b) (max: 448, or 256 for 4over6 tensors).
+    Stochastic rounding draws Philox4x32-10 words from `seed` and a per-layer, per-step offset:
+    TE's own draws (its CUDA generator's state) are not reproduced.
 
-    upstream = "transformer_engine/common/recipe/__init__.py, common/cast/nvfp4/, common/recipe/nvfp4.cu"
+    TE's switches for RL and post-training (quantization.py NVFP4BlockScalingRecipeState):
+      nvfp4_4over6: 'none', 'weights', 'activations' or 'all': those forward tensors choose each
+        block's scale between mapping its amax to 6 and to 4 (the `nvfp4-4over6` rule; weights
+        with 16 x 16 tiles unless disable_2d_quantization); gradients stay plain NVFP4. TE
+        refuses it with the RHT (pass disable_rht=True when activations are in scope);
+      nvfp4_4over6_e4m3_use_256: the 4over6 tensors ('all', the default, ..., 'none') whose
+        tensor scale uses E4M3 max 256 instead of 448;
+      nvfp4_4over6_err_mode: 'MAE' (default) or 'MSE', the candidates' error;
+      row_scaled_activation: the forward input gets one amax per row (its wgrad copy one per
+        column: TE needs a bfloat16 input and dimensions that are multiples of 32), and its
+        GEMMs run as TE's row-scaled GEMM: amaxes 1 in the GEMM, f32 output, then torch's
+        `out *= row_amax * col_amax` (cpp_extensions/gemm.py), the bias added in f32. TE
+        refuses it with the RHT (disable_rht=True) and, in training, together with 4over6 on
+        activations."""
+
+    upstream = ("transformer_engine/common/recipe/__init__.py, pytorch/quantization.py, common/cast/nvfp4/, "
+                "common/recipe/nvfp4.cu, pytorch/cpp_extensions/gemm.py")
 
     takes_backward_override = True
     dequant_rule = "te"  # backward_override="dequantized": TE's dequantize_nvfp4.cuh
 
     def __init__(self, disable_rht=False, disable_stochastic_rounding=False, disable_2d_quantization=False, seed=0,
-                 backward_override=None, **kw):
+                 backward_override=None, row_scaled_activation=False, nvfp4_4over6="none",
+                 nvfp4_4over6_e4m3_use_256="all", nvfp4_4over6_err_mode="MAE", **kw):
         super().__init__(**kw)
         _backward_override(self, backward_override)
+        if nvfp4_4over6 not in _NVFP4_4OVER6_SCOPES:
+            raise ValueError("nvfp4_4over6 must be one of: 'none', 'weights', 'activations', 'all' (TE's "
+                             f"NVTE_NVFP4_4OVER6), got {nvfp4_4over6!r}")
+        if nvfp4_4over6_e4m3_use_256 not in _NVFP4_4OVER6_SCOPES:
+            raise ValueError("nvfp4_4over6_e4m3_use_256 must be one of: 'none', 'weights', 'activations', 'all', "
+                             f"got {nvfp4_4over6_e4m3_use_256!r}")
+        err = nvfp4_4over6_err_mode.upper() if isinstance(nvfp4_4over6_err_mode, str) else nvfp4_4over6_err_mode
+        if err not in ("MAE", "MSE"):
+            raise ValueError(f"nvfp4_4over6_err_mode must be one of: 'MAE', 'MSE', got {nvfp4_4over6_err_mode!r}")
+        if not isinstance(row_scaled_activation, bool):
+            raise TypeError(f"row_scaled_activation: a bool is required, got {type(row_scaled_activation).__name__}")
+        if _in_scope(nvfp4_4over6, "input") and not disable_rht:
+            raise ValueError("NVFP4 4over6 quantization does not support RHT (TransformerEngine: 4over6 on "
+                             "activations needs disable_rht=True)")
+        if row_scaled_activation and not disable_rht:
+            raise ValueError("Row-scaled NVFP4 quantization does not support RHT (TransformerEngine: "
+                             "row_scaled_activation needs disable_rht=True)")
         self.disable_rht, self.disable_sr, self.disable_2d = disable_rht, disable_stochastic_rounding, disable_2d_quantization
+        self.row_scaled_activation, self.nvfp4_4over6 = row_scaled_activation, nvfp4_4over6
+        self.nvfp4_4over6_e4m3_use_256, self.nvfp4_4over6_err_mode = nvfp4_4over6_e4m3_use_256, err
         self.seed = seed
         self.name = "te-nvfp4"
         self.rht_columnwise = frozenset() if disable_rht else frozenset({"input", "grad_output"})
         self.stochastic = frozenset() if disable_stochastic_rounding else frozenset({"grad_output"})
+
+        def options(tensor):  # TE's make_quantizers: the NVFP4Quantizer of a forward tensor
+            o = {}
+            if _in_scope(nvfp4_4over6, tensor):
+                o["four_over_six"] = err.lower()
+                o["e4m3_max"] = 256 if _in_scope(nvfp4_4over6_e4m3_use_256, tensor) else 448
+            if tensor == "input" and row_scaled_activation:
+                o["row_scaled"] = True
+            return o
+
         self._q = {
-            "input": qz.Blocked("nvfp4", "nvfp4", 16),
-            "weight": qz.Blocked("nvfp4" if disable_2d_quantization else "nvfp4-2d", "nvfp4", 16),
+            "input": qz.Blocked("nvfp4", "nvfp4", 16, options("input")),
+            "weight": qz.Blocked("nvfp4" if disable_2d_quantization else "nvfp4-2d", "nvfp4", 16, options("weight")),
             "grad_output": qz.Blocked("nvfp4", "nvfp4", 16, stochastic=not disable_stochastic_rounding),
         }
 
     def quantizer(self, tensor):
         return self._q[tensor]
+
+    def check_columnwise(self, tensor, t, where):
+        """TE's checks on the wgrad copy of a row-scaled input (common/cast/dispatch/quantize.cuh)."""
+        if tensor != "input" or not self.row_scaled_activation:
+            return
+        if _in_scope(self.nvfp4_4over6, "input"):
+            raise ValueError(f"{where}: Row-scaled NVFP4 transpose quantization is not supported with 4over6 mode "
+                             f"(TransformerEngine): row_scaled_activation with nvfp4_4over6 on activations is "
+                             f"inference only")
+        rows = t.numel() // t.shape[-1]
+        if t.dtype != torch.bfloat16 or rows % 32 or t.shape[-1] % 32:
+            raise ValueError(f"{where}: Row-scaled NVFP4 transpose quantization requires BF16 input and dimensions "
+                             f"that are multiples of 32 (TransformerEngine); the input is {t.dtype} "
+                             f"{rows} x {t.shape[-1]}")
 
 
 class TorchaoMX(Recipe):

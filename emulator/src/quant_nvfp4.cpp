@@ -242,6 +242,7 @@ std::string nvfp4_quantize_error(size_t n, size_t rows, size_t cols, const Nvfp4
     v.row_scaled = o.row_scaled;
     v.e4m3_max = o.e4m3_max;
     v.tile2d = o.tile2d;
+    v.err_fast_math = o.err_fast_math;
     return nvfp4_te_variant_error(n, rows, cols, v);
   }
   if (o.round == Round::rs) {
@@ -253,6 +254,7 @@ std::string nvfp4_quantize_error(size_t n, size_t rows, size_t cols, const Nvfp4
     if (std::string e = rht16_error(n, rows, cols); !e.empty()) return e;
   }
   if (o.e4m3_max != 448) return "e4m3_max 256 needs 4over6 (TE: non-4over6 NVFP4 quantization requires E4M3 max 448)";
+  if (o.err_fast_math) return "err_fast_math is TE's 4over6 error option: it needs 4over6";
   return {};
 }
 
@@ -347,6 +349,7 @@ Nvfp4Tensor nvfp4_variant_tensor(std::span<const float> x, size_t rows, size_t c
   v.row_scaled = o.row_scaled;
   v.e4m3_max = o.e4m3_max;
   v.tile2d = o.tile2d;
+  v.err_fast_math = o.err_fast_math;
   v.amax = o.global_amax;
   Nvfp4TeVariantTensor t = nvfp4_te_variant_quantize(x, rows, cols, v);
   Nvfp4Tensor q;

@@ -55,14 +55,17 @@ float encode_scale(float amax, int e4m3_max) {
   return g;
 }
 
-float block_error(const float* x, uint8_t sfb, float mult, float amax, int e4m3_max, FourOverSix mode, uint8_t* q) {
+// One candidate's codes and error (cvt_fp32_to_fp4_8x_with_error): the exact path
+// (accumulate_dequant_error) or TE's fast-math one (Nvfp4TeVariant::err_fast_math).
+float block_error(const float* x, uint8_t sfb, float mult, float amax, float s_enc, int e4m3_max, FourOverSix mode,
+                  bool fast, uint8_t* q) {
   const float sf = code_to_f32(Fmt::e4m3, sfb);
   const float denom = 6.0f * static_cast<float>(e4m3_max);
   float err = 0.0f;
   for (size_t i = 0; i < kGroup; ++i) {
     q[i] = to_e2m1(x[i] * mult);
-    const float val = ((code_to_f32(Fmt::e2m1, q[i]) * sf) * amax) / denom;
-    const float diff = val - x[i];
+    const float e = code_to_f32(Fmt::e2m1, q[i]);
+    const float diff = fast ? e * sf - x[i] * s_enc : ((e * sf) * amax) / denom - x[i];
     err = err + (mode == FourOverSix::min_mse ? diff * diff : std::fabs(diff));
   }
   return err;
@@ -77,6 +80,7 @@ std::string nvfp4_te_variant_error(size_t n, size_t rows, size_t cols, const Nvf
   if (v.e4m3_max == 256 && v.four_over_six == FourOverSix::off)
     return "e4m3_max 256 needs 4over6 (TE: non-4over6 NVFP4 quantization requires E4M3 max 448)";
   if (v.row_scaled && v.amax) return "row-scaled NVFP4 takes each row's amax; a tensor amax does not apply";
+  if (v.err_fast_math && v.four_over_six == FourOverSix::off) return "err_fast_math is TE's 4over6 error option: it needs 4over6";
   if (v.tile2d && v.row_scaled) return "row-scaled NVFP4 does not support 2D quantization (TE)";
   if (v.tile2d && v.four_over_six == FourOverSix::off)
     return "16x16 blocks without 4over6 are the nvfp4-2d recipe (nvfp4_quantize), not a TE variant";
@@ -158,8 +162,10 @@ Nvfp4TeVariantTensor nvfp4_te_variant_quantize(std::span<const float> x, size_t 
       std::array<float, kGroup> err4{}, err6{};
       std::vector<uint8_t> q4(block_rows * kGroup), q6(block_rows * kGroup);
       for (size_t i = 0; i < block_rows; ++i) {
-        err4[i] = block_error(group(r0 + i), p.map4, p.inv4, amax, v.e4m3_max, v.four_over_six, &q4[i * kGroup]);
-        err6[i] = block_error(group(r0 + i), p.map6, p.inv6, amax, v.e4m3_max, v.four_over_six, &q6[i * kGroup]);
+        err4[i] = block_error(group(r0 + i), p.map4, p.inv4, amax, s_enc, v.e4m3_max, v.four_over_six, v.err_fast_math,
+                              &q4[i * kGroup]);
+        err6[i] = block_error(group(r0 + i), p.map6, p.inv6, amax, s_enc, v.e4m3_max, v.four_over_six, v.err_fast_math,
+                              &q6[i * kGroup]);
       }
       const float e4 = v.tile2d ? shuffle_sum16(err4) : err4[0], e6 = v.tile2d ? shuffle_sum16(err6) : err6[0];
       const bool pick4 = e4 < e6;  // a tie keeps map6

@@ -122,7 +122,8 @@ void read_mx(MxOptions& o, const json& j, const std::string& w) {
 
 void read_nvfp4(Nvfp4Options& o, const json& j, const std::string& w) {
   only_keys(j, w, {"order", "tile2d", "fast_math", "round", "rs_map", "global_amax", "rht", "rht_signs", "rht_out",
-                   "te_test_reference", "four_over_six", "row_scaled", "e4m3_max"});
+                   "te_test_reference", "four_over_six", "row_scaled", "e4m3_max", "err_fast_math"});
+  if (j.contains("err_fast_math")) o.err_fast_math = boolean(j, "err_fast_math", w);
   if (j.contains("four_over_six"))
     o.four_over_six = choice<FourOverSix>(j, "four_over_six", w,
                                           {{"off", FourOverSix::off}, {"mae", FourOverSix::min_mae}, {"mse", FourOverSix::min_mse}});
@@ -202,7 +203,8 @@ json recipe_json(const Recipe& r) {
                     {"te_test_reference", o.te_test_reference},
                     {"four_over_six", std::string(to_string(o.four_over_six))},
                     {"row_scaled", o.row_scaled},
-                    {"e4m3_max", o.e4m3_max}};
+                    {"e4m3_max", o.e4m3_max},
+                    {"err_fast_math", o.err_fast_math}};
       if (o.global_amax) j["nvfp4"]["global_amax"] = hex32(std::bit_cast<uint32_t>(*o.global_amax));
       break;
     }
@@ -304,7 +306,7 @@ QuantShapes quant_shapes(const Recipe& r, size_t rows, size_t cols, const std::s
         fail(w + ".nvfp4.te_test_reference", "TE's test reference is modelled for order te with 1x16 blocks");
       if (o.rht && cols % 16 != 0)
         fail(w + ".nvfp4.rht", "the 16-point Hadamard transform needs a multiple of 16 columns, x has " + std::to_string(cols));
-      if (nvfp4_te_variant(o) || o.e4m3_max != 448) {
+      if (nvfp4_te_variant(o) || o.e4m3_max != 448 || o.err_fast_math) {
         Nvfp4Options probe = o;  // the variant's rules on this shape (a 0-row / 0-col shape is checked elsewhere)
         probe.global_amax.reset();
         if (o.row_scaled && o.global_amax) fail(w + ".nvfp4.global_amax", "row-scaled NVFP4 takes each row's amax");

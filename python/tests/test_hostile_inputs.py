@@ -134,3 +134,31 @@ def test_nvfp4_negative_global_amax_is_refused():
     x = np.ones((1, 32), np.float32)
     with pytest.raises(ValueError, match="global_amax is a magnitude: it cannot be negative"):
         tcemu.quantize(x, "nvfp4", global_amax=-1.0)
+
+
+@pytest.mark.parametrize("options,fragment", [
+    ({"four_over_six": 3}, "recipe.nvfp4.four_over_six"),
+    ({"four_over_six": "max"}, "unknown value 'max'"),
+    ({"e4m3_max": "256"}, "recipe.nvfp4.e4m3_max"),
+    ({"e4m3_max": 1 << 40}, "recipe.nvfp4.e4m3_max"),
+    ({"row_scaled": "yes"}, "recipe.nvfp4.row_scaled"),
+    ({"row_scaled": True, "global_amax": 2.0}, "row-scaled NVFP4 takes each row's amax"),
+    ({"err_fast_math": 1}, "recipe.nvfp4.err_fast_math"),
+])
+def test_nvfp4_te_variant_options_of_the_wrong_kind(options, fragment):
+    """TE's 4over6 / row-scaled options with wrong types or values: ValueError naming the field."""
+    with pytest.raises(ValueError, match=fragment):
+        tcemu.quantize(np.ones((16, 32), np.float32), "nvfp4-4over6" if "row_scaled" not in options else "nvfp4",
+                       **options)
+
+
+def test_row_scaled_nan_rows_keep_their_own_scales():
+    """A row of NaNs in a row-scaled tensor has its own amax (0: TE's fmaxf drops NaN) and S_enc
+    (1); the other rows are untouched by it."""
+    x = np.ones((16, 32), np.float32)
+    x[3] = np.nan
+    q = tcemu.quantize(x, "nvfp4-row-scaled")
+    assert q.global_scale.shape == (16,) and q.amax.shape == (16,)
+    d = tcemu.dequantize(q, dequant="te")
+    assert d.shape == (16, 32) and np.isfinite(d[0]).all()
+    assert q.amax[3] == 0 and q.global_scale[3] == 1 and q.amax[0] == 1

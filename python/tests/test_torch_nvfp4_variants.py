@@ -182,3 +182,19 @@ def test_refuses_what_transformer_engine_refuses():
     rec = tt.NVFP4BlockScaling(row_scaled_activation=True, disable_rht=True, disable_stochastic_rounding=True)
     with pytest.raises(ValueError, match="requires BF16 input"):
         run(rec, lin, x, dy)
+
+
+def test_4over6_fast_math_error_reaches_the_quantizer():
+    """nvfp4_4over6_err_use_fast_math (TE's NVTE_NVFP4_4OVER6_ERR_USE_FAST_MATH) gives the
+    4over6 tensors tcemu.quantize's err_fast_math."""
+    lin, x, dy = model_and_data(k=64, n=48, m=32, bias=False)
+    rec = tt.NVFP4BlockScaling(nvfp4_4over6="weights", nvfp4_4over6_err_use_fast_math=True,
+                               disable_stochastic_rounding=True, disable_2d_quantization=True)
+    wrap, y, _ = run(rec, lin, x, dy)
+    X, W = f32(x), f32(lin.weight)
+    qx = tcemu.quantize(X, "nvfp4")
+    qw = tcemu.quantize(W, "nvfp4-4over6", err_fast_math=True)
+    y_ref = acc(qx, qw) * te_alpha(qx.amax, qw.amax, 448, 256)
+    np.testing.assert_array_equal(bits(y), bits(to(y_ref, torch.float32)))
+    with pytest.raises(TypeError, match="nvfp4_4over6_err_use_fast_math"):
+        tt.NVFP4BlockScaling(nvfp4_4over6_err_use_fast_math=1)

@@ -31,7 +31,8 @@ struct QuantArgs {
   std::string recipe, input, output, in_format, elem, scale, axis, round, order, fp8, dequant, variant, four_over_six;
   size_t block = 0;
   int e4m3_max = 0;
-  bool fast_math = false, rht = false, pow2 = false, no_pow2 = false, list = false, row_scaled = false;
+  bool fast_math = false, rht = false, pow2 = false, no_pow2 = false, list = false, row_scaled = false,
+       err_fast_math = false;
   uint64_t seed = 0, offset = 0;
   size_t npy_threshold = 4096;
 };
@@ -49,6 +50,7 @@ void add_recipe_options(CLI::App* cmd, QuantArgs& a) {
   cmd->add_flag("--fast-math", a.fast_math, "NVFP4 (TE, bf16 input, 1x16): bf16 coefficient and fma.rn.f32.bf16");
   cmd->add_flag("--rht", a.rht, "NVFP4: 16-point random Hadamard transform of each row first (TE signs)");
   cmd->add_option("--four-over-six", a.four_over_six, "NVFP4 (TE 4over6): off, mae or mse (the block error that picks map-to-4 or map-to-6)");
+  cmd->add_flag("--err-fast-math", a.err_fast_math, "NVFP4 4over6: TE's NVTE_NVFP4_4OVER6_ERR_USE_FAST_MATH error (q * sfb - x * S_enc)");
   cmd->add_flag("--row-scaled", a.row_scaled, "NVFP4 (TE): one amax and S_enc per row");
   cmd->add_option("--e4m3-max", a.e4m3_max, "NVFP4: the E4M3 bound of S_enc, 448 or 256 (256 only with 4over6)");
   cmd->add_option("--fp8", a.fp8, "FP8 recipes: e4m3 (default) or e5m2");
@@ -159,6 +161,7 @@ Recipe resolve_recipe(const QuantArgs& a) {
     r.nvfp4.four_over_six = *f;
   }
   if (a.row_scaled) { need(a, r, RecipeKind::nvfp4, "--row-scaled"); r.nvfp4.row_scaled = true; }
+  if (a.err_fast_math) { need(a, r, RecipeKind::nvfp4, "--err-fast-math"); r.nvfp4.err_fast_math = true; }
   if (a.e4m3_max) {
     need(a, r, RecipeKind::nvfp4, "--e4m3-max");
     if (a.e4m3_max != 448 && a.e4m3_max != 256) throw InputError("--e4m3-max must be 448 or 256");

@@ -78,6 +78,7 @@ struct Nvfp4Options {
   FourOverSix four_over_six = FourOverSix::off;  // 4over6 block scales (1x16, or 16x16 with tile2d)
   bool row_scaled = false;  // one amax and S_enc per row (1x16 only, no global_amax)
   int e4m3_max = 448;       // the E4M3 bound of S_enc: 448, or 256 with 4over6
+  bool err_fast_math = false;  // 4over6: TE's NVTE_NVFP4_4OVER6_ERR_USE_FAST_MATH error (Nvfp4TeVariant)
   bool operator==(const Nvfp4Options&) const = default;
 };
 
@@ -169,6 +170,11 @@ struct Nvfp4TeVariant {
   // scale per block, each row's 16-element error summed in element order and the 16 row errors
   // added as its warp shuffle tree does (reduce_group_sum_16: row r + row r+8, then +4, +2, +1).
   bool tile2d = false;
+  // TE's NVTE_NVFP4_4OVER6_ERR_USE_FAST_MATH (accumulate_fp16_scaled_error_pair): each error
+  // term is (q * sfb) - x * S_enc instead of ((q * sfb) * amax) / (6 * e4m3_max) - x, the
+  // product from mul.rn.f16x2 (exact: a 2-bit E2M1 significand times a 4-bit E4M3 one, at most
+  // 6 * 448), x * S_enc one f32 rounding; the terms are summed in the same element order.
+  bool err_fast_math = false;
 };
 
 struct Nvfp4TeVariantTensor {

@@ -323,6 +323,9 @@ class NVFP4BlockScaling(Recipe):
       nvfp4_4over6_e4m3_use_256: the 4over6 tensors ('all', the default, ..., 'none') whose
         tensor scale uses E4M3 max 256 instead of 448;
       nvfp4_4over6_err_mode: 'MAE' (default) or 'MSE', the candidates' error;
+      nvfp4_4over6_err_use_fast_math: TE's environment variable NVTE_NVFP4_4OVER6_ERR_USE_FAST_MATH
+        (read by its quantizer, not a recipe field): the error in the scaled domain from f16
+        products (the `err_fast_math` option of tcemu.quantize);
       row_scaled_activation: the forward input gets one amax per row (its wgrad copy one per
         column: TE needs a bfloat16 input and dimensions that are multiples of 32), and its
         GEMMs run as TE's row-scaled GEMM: amaxes 1 in the GEMM, f32 output, then torch's
@@ -338,7 +341,8 @@ class NVFP4BlockScaling(Recipe):
 
     def __init__(self, disable_rht=False, disable_stochastic_rounding=False, disable_2d_quantization=False, seed=0,
                  backward_override=None, row_scaled_activation=False, nvfp4_4over6="none",
-                 nvfp4_4over6_e4m3_use_256="all", nvfp4_4over6_err_mode="MAE", **kw):
+                 nvfp4_4over6_e4m3_use_256="all", nvfp4_4over6_err_mode="MAE", nvfp4_4over6_err_use_fast_math=False,
+                 **kw):
         super().__init__(**kw)
         _backward_override(self, backward_override)
         if nvfp4_4over6 not in _NVFP4_4OVER6_SCOPES:
@@ -350,6 +354,9 @@ class NVFP4BlockScaling(Recipe):
         err = nvfp4_4over6_err_mode.upper() if isinstance(nvfp4_4over6_err_mode, str) else nvfp4_4over6_err_mode
         if err not in ("MAE", "MSE"):
             raise ValueError(f"nvfp4_4over6_err_mode must be one of: 'MAE', 'MSE', got {nvfp4_4over6_err_mode!r}")
+        if not isinstance(nvfp4_4over6_err_use_fast_math, bool):
+            raise TypeError("nvfp4_4over6_err_use_fast_math: a bool is required, got "
+                            f"{type(nvfp4_4over6_err_use_fast_math).__name__}")
         if not isinstance(row_scaled_activation, bool):
             raise TypeError(f"row_scaled_activation: a bool is required, got {type(row_scaled_activation).__name__}")
         if _in_scope(nvfp4_4over6, "input") and not disable_rht:
@@ -371,6 +378,8 @@ class NVFP4BlockScaling(Recipe):
             if _in_scope(nvfp4_4over6, tensor):
                 o["four_over_six"] = err.lower()
                 o["e4m3_max"] = 256 if _in_scope(nvfp4_4over6_e4m3_use_256, tensor) else 448
+                if nvfp4_4over6_err_use_fast_math:
+                    o["err_fast_math"] = True
             if tensor == "input" and row_scaled_activation:
                 o["row_scaled"] = True
             return o

@@ -274,28 +274,32 @@ GoldenFile gemm_plan_set(uint64_t seed) {
   constexpr uint32_t one = 0x3F800000u;
   const std::vector<PlanCase> specs = {
       // cuBLASLt's bitequiv plan: K = 320 in 128 + 128 + 64; scales per tensor (A) and per column (B), bias.
-      {"sm_90a", wg, {}, {}, 64, 16, 320, Dist::normal, 1.0, "cublaslt-bitequiv", 3, 0, {}, "", one, 0, 't', 'v', true,
-       Fmt::bf16, Round::rn, false},
+      {"sm_90a", wg, {}, {}, 64, 16, 320, Dist::wide, 1.0, "cublaslt-bitequiv", 3, 0, {}, "", 0x3E99999Au, 0, 't', 'v', true,
+       Fmt::f32, Round::rn, false},
       // s = 5 of K = 448 leaves an empty slice; alpha 64 overflows e4m3: saturated, and not (NaN).
       {"sm_90a", wg, {}, {}, 64, 16, 448, Dist::mixed, 4.0, "cublaslt-bitequiv", 5, 0, {}, "", 0x42800000u, 0, 0, 0, false,
        Fmt::e4m3, Round::rn, true},
       {"sm_90a", wg, {}, {}, 64, 16, 448, Dist::normal, 8.0, "cublaslt-bitequiv", 5, 0, {}, "", 0x42800000u, 0, 0, 0, false,
        Fmt::e4m3, Round::rn, false},
       // CUTLASS serial split-K: partition 0 adds beta * C, the others D (beta = 1), each write rounded to bf16.
-      {"sm_90a", wg, {}, {}, 64, 16, 256, Dist::normal, 1.0, "cutlass-serial", 3, 64, {}, "", 0x3F000000u, one, 0, 0, false,
+      {"sm_90a", wg, {}, {}, 64, 16, 256, Dist::normal, 4.0, "cutlass-serial", 3, 64, {}, "", 0x3E99999Au, one, 0, 0, false,
        Fmt::bf16, Round::rn, false},
       // CUTLASS parallel split-K: ReduceSplitK from +0, beta = 0 (a cleared source), f16 output.
       {"sm_90a", wg, {}, {}, 64, 16, 192, Dist::specials, 1.0, "cutlass-parallel", 3, 64, {}, "", 0x3FC00000u, 0, 0, 0, false,
        Fmt::f16, Round::rn, false},
-      // Explicit (stream-K style) chunks added pairwise; the sequential epilogue with beta = -0.5.
-      {"sm_90a", wg, {}, {}, 64, 16, 320, Dist::normal, 1.0, "f32-tree", 0, 0, {96, 128, 96}, "sequential", one, 0xBF000000u,
-       'v', 0, true, Fmt::f32, Round::rn, false},
-      // One chain, CUTLASS 3.x's Sm90 epilogue (fma(g, acc, bias), then fma(beta, C, t)), bf16 toward zero.
-      {"sm_90a", wg, {}, {}, 64, 16, 256, Dist::wide, 1.0, "", 0, 0, {}, "cutlass-sm90", one, one, 'v', 't', true, Fmt::bf16,
-       Round::rz, false},
-      // bf16 operands: the bitequiv grain 64, K = 256 in four.
-      {"sm_80", bf, {}, {}, 16, 8, 256, Dist::normal, 1.0, "cublaslt-bitequiv", 4, 0, {}, "", one, 0, 't', 't', false,
+      // Explicit (stream-K style) chunks added pairwise ((p0 + p1) + (p2 + p3)); the sequential
+      // epilogue with beta = -0.5.
+      {"sm_80", bf, {}, {}, 16, 8, 256, Dist::normal, 1.0, "f32-tree", 0, 0, {64, 48, 80, 64}, "sequential", one,
+       0xBF000000u, 'v', 'v', true, Fmt::f32, Round::rn, false},
+      // One chain, CUTLASS 3.x's Sm90 epilogue (fma(g, acc, bias), then fma(beta, C, t)).
+      {"sm_90a", wg, {}, {}, 64, 16, 256, Dist::wide, 1.0, "", 0, 0, {}, "cutlass-sm90", one, one, 'v', 't', true, Fmt::f32,
+       Round::rn, false},
+      // bf16 operands: the bitequiv grain 64, K = 320 in 128 + 128 + 64 (s = 3), bf16 toward zero.
+      {"sm_80", bf, {}, {}, 16, 8, 320, Dist::normal, 1.0, "cublaslt-bitequiv", 3, 0, {}, "", one, 0, 't', 't', false,
        Fmt::bf16, Round::rz, false},
+      // ... and s = 4 of K = 256 with an f32 output: the forward order of the adds shows.
+      {"sm_80", bf, {}, {}, 16, 8, 256, Dist::normal, 1.0, "cublaslt-bitequiv", 4, 0, {}, "", one, 0, 0, 0, false,
+       Fmt::f32, Round::rn, false},
       // f16 accumulators widen exactly to f32 before the f32 combine.
       {"sm_80", h16, {}, {}, 16, 8, 128, Dist::normal, 1.0, "f32-forward", 2, 0, {}, "", one, one, 0, 0, false, Fmt::f16,
        Round::rn, false},

@@ -189,7 +189,8 @@ uint64_t reference_element(const Case& c, size_t m, size_t n) {
       case Combine::cutlass_parallel:
         acc = 0;
         for (uint32_t x : p) acc = add(acc, x);
-        if (zero_f32(ep.beta)) return to_out(fma(ep.alpha, acc, mul(ep.beta, 0)), ep);  // a cleared source
+        if (ep.order == EpilogueOrder::cutlass_2x && zero_f32(ep.beta))
+          return to_out(fma(ep.alpha, acc, mul(ep.beta, 0)), ep);  // LinearCombination with a cleared source
         break;
       case Combine::cutlass_serial: {
         uint64_t d = to_out(epilogue(ep.order, ep.alpha, ep.beta, p[0], cc, sa, sb, bp), ep);
@@ -224,13 +225,14 @@ TEST(GoldenGemmCase, ReferenceAgreesOnEveryElementOfTheCommittedSet) {
     orders.insert(c.gemm.plan.epilogue.order);
     outs.insert(c.gemm.plan.epilogue.out_type);
     sat = sat || c.gemm.plan.epilogue.satfinite;
-    size_t diff = 0;
-    std::string first;
+    size_t diff = 0, first_m = 0, first_n = 0;
     for (size_t m = 0; m < static_cast<size_t>(c.mma.M); ++m)
       for (size_t n = 0; n < static_cast<size_t>(c.mma.N); ++n)
-        if (reference_element(c, m, n) != c.expected.at(m, n) && diff++ == 0)
-          first = "(" + std::to_string(m) + ", " + std::to_string(n) + ")";
-    EXPECT_EQ(diff, 0u) << c.name << ": first differing element " << first;
+        if (reference_element(c, m, n) != c.expected.at(m, n) && diff++ == 0) {
+          first_m = m;
+          first_n = n;
+        }
+    EXPECT_EQ(diff, 0u) << c.name << ": first differing element (" << first_m << ", " << first_n << ")";
   }
   // The set covers every combine, every epilogue order, one chain, every output type, saturation.
   EXPECT_EQ(combines.size(), 4u);
@@ -292,13 +294,13 @@ TEST(GoldenGemmCase, RoundTripKeepsThePlan) {
   EXPECT_EQ(c.gemm.split_k, c0.gemm.split_k);
   EXPECT_EQ(c.gemm.plan.epilogue.alpha, c0.gemm.plan.epilogue.alpha);
   EXPECT_EQ(c.expected.raw, c0.expected.raw);
-  // The first case is cuBLASLt's plan for K = 320, s = 3: 128 + 128 + 64, bf16 output.
+  // The first case is cuBLASLt's plan for K = 320, s = 3: 128 + 128 + 64, f32 output.
   const nlohmann::json j = committed_json(0);
   EXPECT_EQ(j["plan"]["preset"], "cublaslt-bitequiv");
   EXPECT_EQ(j["plan"]["chunks"], nlohmann::json({128, 128, 64}));
   EXPECT_EQ(j["plan"]["combine"], "f32-forward");
-  EXPECT_EQ(j["epilogue"]["out_type"], "bf16");
-  EXPECT_EQ(j["epilogue"]["alpha"], "0x3f800000");
+  EXPECT_EQ(j["epilogue"]["out_type"], "f32");
+  EXPECT_EQ(j["epilogue"]["alpha"], "0x3e99999a");  // 0.3 in f32: alpha * acc rounds
   EXPECT_TRUE(j["operands"].contains("bias"));
   EXPECT_EQ(read_error(j), "");
 }
@@ -359,7 +361,7 @@ TEST(GoldenGemmCase, ReadingErrorsNameTheField) {
     auto k = j;
     k["epilogue"]["out_type"] = "e2m1";
     expect(k, "cases[0].epilogue.out_type", "not an output of a GEMM");
-    k["epilogue"]["out_type"] = "bf16";
+    k["epilogue"]["out_type"] = "f32";
     k["epilogue"]["order"] = "backwards";
     expect(k, "cases[0].epilogue.order", "unknown epilogue order");
     k["epilogue"]["order"] = "cutlass-2x";
@@ -379,9 +381,9 @@ TEST(GoldenGemmCase, ReadingErrorsNameTheField) {
     k["plan"]["surprise"] = 1;
     expect(k, "cases[0].plan.surprise", "unknown field");
     k = j;
-    k["expected"]["D"]["type"] = "f32";
-    k["expected"]["D"]["hex"] = std::string(64 * 16 * 8, '0');
-    expect(k, "cases[0].expected.D.type", "needs bf16");
+    k["expected"]["D"]["type"] = "bf16";
+    k["expected"]["D"]["hex"] = std::string(64 * 16 * 4, '0');
+    expect(k, "cases[0].expected.D.type", "needs f32");
   }
 }
 

@@ -10,11 +10,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <set>
-#include <sstream>
-
-#include <unistd.h>
 
 #include "tcemu_golden/committed_set.hpp"
 #include "tcemu_golden/evaluate.hpp"
@@ -22,6 +20,7 @@
 #include "tcemu_golden/golden.hpp"
 #include "tcemu_ref/convert_ref.hpp"
 #include "tcemu_ref/datapath_ref.hpp"
+#include "golden_test_support.hpp"
 
 namespace tcemu::golden {
 namespace {
@@ -119,30 +118,8 @@ uint64_t to_out(uint32_t t, const Epilogue& ep) {
 // reference datapath, widened exactly to f32.
 uint32_t partial(const Case& c, size_t m, size_t n, size_t k0, size_t kc) {
   if (kc == 0) return 0;
-  const InstrEntry& e = *c.mma.entry;
-  std::vector<uint64_t> a(kc), b(kc), sa, sb;
-  for (size_t k = 0; k < kc; ++k) {
-    a[k] = c.operands.at("A").at(m, k0 + k);
-    b[k] = c.operands.at("B").at(k0 + k, n);
-  }
-  DatapathParams p = e.params;
-  p.L = std::min(p.L, e.K);
-  BlockScales s;
-  const BlockScales* sp = nullptr;
-  if (e.scale_type) {
-    const size_t blk = static_cast<size_t>(e.scale_block);
-    for (size_t j = k0 / blk; j < (k0 + kc) / blk; ++j) {
-      sa.push_back(c.operands.at("scale_A").at(m, j));
-      sb.push_back(c.operands.at("scale_B").at(n, j));
-    }
-    s.fmt = *e.scale_type;
-    s.block = e.scale_block;
-    s.a = sa;
-    s.b = sb;
-    sp = &s;
-  }
-  const uint64_t d = ref::fdpa_dot(p, e.atype, e.btype, a, b, 0, sp);
-  if (e.dtype == AccType::f32) return static_cast<uint32_t>(d);
+  const uint64_t d = test::reference_dot(c, m, n, k0, kc, 0);
+  if (c.mma.entry->dtype == AccType::f32) return static_cast<uint32_t>(d);
   return static_cast<uint32_t>(ref::convert(Fmt::f16, Fmt::f32, d, ConvertOptions{}).code);
 }
 
@@ -242,25 +219,12 @@ TEST(GoldenGemmCase, ReferenceAgreesOnEveryElementOfTheCommittedSet) {
   EXPECT_TRUE(sat);
 }
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::filesystem::path tmp_dir() {
-  const auto d = std::filesystem::temp_directory_path() / ("tcemu_gemm_case_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(d);
-  return d;
-}
-
 TEST(GoldenGemmCase, CommittedFileIsRegenerated) {
   GoldenFile f = gemm_plan_set();
-  const auto out = tmp_dir() / "gemm_plans.json";
-  write_golden(out.string(), f, 0);
-  EXPECT_TRUE(slurp(out) == slurp(sets_dir() / "gemm_plans.json")) << "regenerate: tcemu golden gen-set golden/sets";
-  std::filesystem::remove_all(out.parent_path());
+  const test::TempDir dir("gemm_case");
+  write_golden(dir.file("gemm_plans.json"), f, 0);
+  EXPECT_TRUE(test::slurp(dir.file("gemm_plans.json")) == test::slurp((sets_dir() / "gemm_plans.json").string()))
+      << "regenerate: tcemu golden gen-set golden/sets";
 }
 
 TEST(GoldenGemmCase, RegressionEmulatorReproducesEveryCase) {
@@ -306,84 +270,45 @@ TEST(GoldenGemmCase, RoundTripKeepsThePlan) {
 }
 
 TEST(GoldenGemmCase, ReadingErrorsNameTheField) {
-  auto expect = [](nlohmann::json j, const std::string& field, const std::string& words) {
-    const std::string e = read_error(j);
-    EXPECT_NE(e.find(field + ": "), std::string::npos) << e;
-    EXPECT_NE(e.find(words), std::string::npos) << e;
+  using nlohmann::json;
+  struct Bad {
+    size_t case_index;  // of the committed set: 0 bitequiv s = 3 of K = 320, 3 CUTLASS serial with C
+    std::function<void(json&)> edit;
+    std::string field, words;
   };
-  nlohmann::json j = committed_json(0);  // bitequiv, s = 3, K = 320
-  {
-    auto k = j;
-    k["plan"]["preset"] = "cublas-magic";
-    expect(k, "cases[0].plan", "unknown plan 'cublas-magic'");
-  }
-  {
-    auto k = j;
-    k["plan"]["chunks"] = {128, 128, 32};
-    expect(k, "cases[0].plan.chunks", "split_k = 3 of K = 320 gives [128, 128, 64]");
-    k["plan"].erase("split_k");
-    expect(k, "cases[0].plan.chunks", "chunks sum to 288; K = 320");
-  }
-  {
-    auto k = j;
-    k["plan"]["combine"] = "f32-tree";
-    expect(k, "cases[0].plan.combine", "plan cublaslt-bitequiv combines f32-forward");
-    k["plan"]["combine"] = "f32-sideways";
-    expect(k, "cases[0].plan.combine", "unknown combine");
-  }
-  {
-    auto k = j;
-    k["plan"]["schedule"] = "chain";
-    expect(k, "cases[0].plan.chunks", "one chain over K");
-    k["plan"]["schedule"] = "zigzag";
-    expect(k, "cases[0].plan.schedule", "must be \"chain\"");
-  }
-  {
-    auto k = j;
-    k["plan"].erase("split_k");
-    k["plan"].erase("preset");
-    k["plan"]["chunks"] = {128, 100, 92};
-    expect(k, "cases[0].plan.chunks", "chunks[1] = 100 is not a multiple of 32");
-  }
-  {
-    auto k = j;
-    k["epilogue"]["beta"] = "0x3f800000";
-    expect(k, "cases[0].operands.C", "missing: beta = 0x3f800000 reads C");
-    k["epilogue"]["beta"] = "1.0";
-    expect(k, "cases[0].epilogue.beta", "must be f32 bits");
-  }
-  {
-    auto k = committed_json(3);  // CUTLASS serial: beta = 1 with C
-    k["epilogue"]["beta"] = "0x80000000";
-    expect(k, "cases[0].operands.C", "beta is zero");
-  }
-  {
-    auto k = j;
-    k["epilogue"]["out_type"] = "e2m1";
-    expect(k, "cases[0].epilogue.out_type", "not an output of a GEMM");
-    k["epilogue"]["out_type"] = "f32";
-    k["epilogue"]["order"] = "backwards";
-    expect(k, "cases[0].epilogue.order", "unknown epilogue order");
-    k["epilogue"]["order"] = "cutlass-2x";
-    expect(k, "cases[0].epilogue.order", "cutlass-2x");
-  }
-  {
-    auto k = j;
-    k["operands"]["bias"]["shape"] = {8};
-    k["operands"]["bias"]["hex"] = std::string(64, '0');
-    expect(k, "cases[0].operands.bias", "bias: 8 values; N = 16");
-    k["operands"]["bias"]["type"] = "f16";
-    k["operands"]["bias"]["hex"] = std::string(32, '0');
-    expect(k, "cases[0].operands.bias.type", "holds f32 codes");
-  }
-  {
-    auto k = j;
-    k["plan"]["surprise"] = 1;
-    expect(k, "cases[0].plan.surprise", "unknown field");
-    k = j;
-    k["expected"]["D"]["type"] = "bf16";
-    k["expected"]["D"]["hex"] = std::string(64 * 16 * 4, '0');
-    expect(k, "cases[0].expected.D.type", "needs f32");
+  const std::vector<Bad> bad = {
+      {0, [](json& k) { k["plan"]["preset"] = "cublas-magic"; }, "cases[0].plan", "unknown plan 'cublas-magic'"},
+      {0, [](json& k) { k["plan"]["chunks"] = {128, 128, 32}; }, "cases[0].plan.chunks",
+       "split_k = 3 of K = 320 gives [128, 128, 64]"},
+      {0, [](json& k) { k["plan"]["chunks"] = {128, 128, 32}; k["plan"].erase("split_k"); }, "cases[0].plan.chunks",
+       "chunks sum to 288; K = 320"},
+      {0, [](json& k) { k["plan"]["combine"] = "f32-tree"; }, "cases[0].plan.combine",
+       "plan cublaslt-bitequiv combines f32-forward"},
+      {0, [](json& k) { k["plan"]["combine"] = "f32-sideways"; }, "cases[0].plan.combine", "unknown combine"},
+      {0, [](json& k) { k["plan"]["schedule"] = "chain"; }, "cases[0].plan.chunks", "one chain over K"},
+      {0, [](json& k) { k["plan"]["schedule"] = "zigzag"; }, "cases[0].plan.schedule", "must be \"chain\""},
+      {0, [](json& k) { k["plan"].erase("split_k"); k["plan"].erase("preset"); k["plan"]["chunks"] = {128, 100, 92}; },
+       "cases[0].plan.chunks", "chunks[1] = 100 is not a multiple of 32"},
+      {0, [](json& k) { k["plan"]["surprise"] = 1; }, "cases[0].plan.surprise", "unknown field"},
+      {0, [](json& k) { k["epilogue"]["beta"] = "0x3f800000"; }, "cases[0].operands.C", "missing: beta = 0x3f800000 reads C"},
+      {0, [](json& k) { k["epilogue"]["beta"] = "1.0"; }, "cases[0].epilogue.beta", "must be f32 bits"},
+      {3, [](json& k) { k["epilogue"]["beta"] = "0x80000000"; }, "cases[0].operands.C", "beta is zero"},
+      {0, [](json& k) { k["epilogue"]["out_type"] = "e2m1"; }, "cases[0].epilogue.out_type", "not an output of a GEMM"},
+      {0, [](json& k) { k["epilogue"]["order"] = "backwards"; }, "cases[0].epilogue.order", "unknown epilogue order"},
+      {0, [](json& k) { k["epilogue"]["order"] = "cutlass-2x"; }, "cases[0].epilogue.order", "cutlass-2x"},
+      {0, [](json& k) { k["operands"]["bias"]["shape"] = {8}; k["operands"]["bias"]["hex"] = std::string(64, '0'); },
+       "cases[0].operands.bias", "bias: 8 values; N = 16"},
+      {0, [](json& k) { k["operands"]["bias"] = {{"type", "f16"}, {"shape", {16}}, {"hex", std::string(64, '0')}}; },
+       "cases[0].operands.bias.type", "holds f32 codes"},
+      {0, [](json& k) { k["expected"]["D"]["type"] = "bf16"; k["expected"]["D"]["hex"] = std::string(64 * 16 * 4, '0'); },
+       "cases[0].expected.D.type", "needs f32"},
+  };
+  for (const Bad& b : bad) {
+    json k = committed_json(b.case_index);
+    b.edit(k);
+    const std::string e = read_error(k);
+    EXPECT_NE(e.find(b.field + ": "), std::string::npos) << b.field << ": " << e;
+    EXPECT_NE(e.find(b.words), std::string::npos) << b.words << ": " << e;
   }
 }
 

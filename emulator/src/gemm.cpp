@@ -243,7 +243,9 @@ GemmResult gemm(const InstrEntry& e, const MmaProblem& prob, const GemmPlan& pla
   }
   // ReduceSplitK calls the two-operand LinearCombination with a cleared (+0) source when beta
   // is 0: fma(alpha, acc, beta * +0), not alpha * acc (they differ for a -0 product).
-  const bool cleared_source = !one_chain && plan.combine == Combine::cutlass_parallel && is_zero_f32(ep.beta);
+  // (Only with that epilogue: another order given with the parallel combine is applied as it is.)
+  const bool cleared_source = !one_chain && plan.combine == Combine::cutlass_parallel &&
+                              ep.order == EpilogueOrder::cutlass_2x && is_zero_f32(ep.beta);
   parallel_for(M, exec, [&](size_t m) {
     for (size_t n = 0; n < N; ++n) {
       const size_t i = m * N + n;

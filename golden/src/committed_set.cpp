@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "tcemu_golden/generate.hpp"
@@ -221,6 +222,130 @@ GoldenFile cvt_set(uint64_t seed) {
     q.scale = 8.0;
     q.seed = seed + i++;
     f.cases.push_back(generate_cvt(q));
+  }
+  return f;
+}
+
+namespace {
+
+// n f32 codes of magnitude 2^e0 .. 2^(e0 + span - 1) with a hashed fraction (every epilogue step
+// rounds), negative ones too when `signs`: the epilogue scales and biases of gemm_plans.json.
+std::vector<uint32_t> epilogue_values(size_t n, int e0, int span, uint64_t salt, bool signs) {
+  std::vector<uint32_t> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t h = (i + 1) * 0x9E3779B97F4A7C15ull ^ (salt + 1) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+    h *= 0x94D049BB133111EBull;
+    h ^= h >> 29;
+    const uint32_t exp = static_cast<uint32_t>(127 + e0 + static_cast<int>(h % static_cast<uint64_t>(span)));
+    v[i] = (signs && ((h >> 40) & 1) ? 0x80000000u : 0u) | exp << 23 | (static_cast<uint32_t>(h >> 41) & 0x7FFFFFu);
+  }
+  return v;
+}
+
+struct PlanCase {
+  const char* arch;
+  const char* ptx;
+  std::optional<Fmt> atype, btype;
+  int M, N, K;
+  Dist dist;
+  double scale;
+  const char* preset;    // "" = none
+  int split_k, grain;    // 0 = not given
+  std::vector<int> chunks;
+  const char* epilogue;  // "" = the preset's (fold without one)
+  uint32_t alpha, beta;
+  char a_scale, b_scale;  // 0 none, 't' per tensor, 'v' one per row / column
+  bool bias;
+  Fmt out;
+  Round round;
+  bool satfinite;
+};
+
+}  // namespace
+
+GoldenFile gemm_plan_set(uint64_t seed) {
+  GoldenFile f;
+  f.description = "tcemu committed golden set: library GEMM plans (split-K schedules and epilogues, docs/gemm.md)";
+  const char* wg = "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3";
+  const char* bf = "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32";
+  const char* h16 = "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16";
+  const char* mx = "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X";
+  constexpr uint32_t one = 0x3F800000u;
+  const std::vector<PlanCase> specs = {
+      // cuBLASLt's bitequiv plan: K = 320 in 128 + 128 + 64; scales per tensor (A) and per column (B), bias.
+      {"sm_90a", wg, {}, {}, 64, 16, 320, Dist::wide, 1.0, "cublaslt-bitequiv", 3, 0, {}, "", 0x3E99999Au, 0, 't', 'v', true,
+       Fmt::f32, Round::rn, false},
+      // s = 5 of K = 448 leaves an empty slice; alpha 64 overflows e4m3: saturated, and not (NaN).
+      {"sm_90a", wg, {}, {}, 64, 16, 448, Dist::mixed, 4.0, "cublaslt-bitequiv", 5, 0, {}, "", 0x42800000u, 0, 0, 0, false,
+       Fmt::e4m3, Round::rn, true},
+      {"sm_90a", wg, {}, {}, 64, 16, 448, Dist::normal, 8.0, "cublaslt-bitequiv", 5, 0, {}, "", 0x42800000u, 0, 0, 0, false,
+       Fmt::e4m3, Round::rn, false},
+      // CUTLASS serial split-K: partition 0 adds beta * C, the others D (beta = 1), each write rounded to bf16.
+      {"sm_90a", wg, {}, {}, 64, 16, 256, Dist::normal, 4.0, "cutlass-serial", 3, 64, {}, "", 0x3E99999Au, one, 0, 0, false,
+       Fmt::bf16, Round::rn, false},
+      // CUTLASS parallel split-K: ReduceSplitK from +0, beta = 0 (a cleared source), f16 output.
+      {"sm_90a", wg, {}, {}, 64, 16, 192, Dist::specials, 1.0, "cutlass-parallel", 3, 64, {}, "", 0x3FC00000u, 0, 0, 0, false,
+       Fmt::f16, Round::rn, false},
+      // Explicit (stream-K style) chunks added pairwise ((p0 + p1) + (p2 + p3)); the sequential
+      // epilogue with beta = -0.5.
+      {"sm_80", bf, {}, {}, 16, 8, 256, Dist::normal, 1.0, "f32-tree", 0, 0, {64, 48, 80, 64}, "sequential", one,
+       0xBF000000u, 'v', 'v', true, Fmt::f32, Round::rn, false},
+      // One chain, CUTLASS 3.x's Sm90 epilogue (fma(g, acc, bias), then fma(beta, C, t)).
+      {"sm_90a", wg, {}, {}, 64, 16, 256, Dist::wide, 1.0, "", 0, 0, {}, "cutlass-sm90", one, one, 'v', 't', true, Fmt::f32,
+       Round::rn, false},
+      // bf16 operands: the bitequiv grain 64, K = 320 in 128 + 128 + 64 (s = 3), bf16 toward zero.
+      {"sm_80", bf, {}, {}, 16, 8, 320, Dist::normal, 1.0, "cublaslt-bitequiv", 3, 0, {}, "", one, 0, 't', 't', false,
+       Fmt::bf16, Round::rz, false},
+      // ... and s = 4 of K = 256 with an f32 output: the forward order of the adds shows.
+      {"sm_80", bf, {}, {}, 16, 8, 256, Dist::normal, 1.0, "cublaslt-bitequiv", 4, 0, {}, "", one, 0, 0, 0, false,
+       Fmt::f32, Round::rn, false},
+      // f16 accumulators widen exactly to f32 before the f32 combine.
+      {"sm_80", h16, {}, {}, 16, 8, 128, Dist::normal, 1.0, "f32-forward", 2, 0, {}, "", one, one, 0, 0, false, Fmt::f16,
+       Round::rn, false},
+      // e5m2 output, rounding down, saturating; scales per row and per column.
+      {"sm_90a", wg, {}, {}, 64, 16, 128, Dist::subnormal, 1.0, "", 0, 0, {}, "sequential", 0x3F400000u, 0, 'v', 'v', false,
+       Fmt::e5m2, Round::rd, true},
+      // Block-scaled operands: chunks in multiples of the 32-element scale block.
+      {"sm_100a", mx, Fmt::e4m3, Fmt::e2m1, 64, 8, 192, Dist::normal, 2.0, "", 0, 0, {64, 32, 96}, "", one, 0, 0, 'v', true,
+       Fmt::bf16, Round::rn, false},
+      // e5m2 output without saturation: alpha 2^10 overflows to Inf; f32 forward at the instruction's K.
+      {"sm_90a", wg, {}, {}, 64, 16, 320, Dist::normal, 1.0, "f32-forward", 4, 0, {}, "", 0x44800000u, 0, 0, 0, false,
+       Fmt::e5m2, Round::rna, false},
+  };
+  uint64_t i = 0;
+  for (const PlanCase& s : specs) {
+    GemmGenRequest r;
+    MmaGenRequest& q = r.mma;
+    q.arch = s.arch;
+    q.ptx = s.ptx;
+    q.atype = s.atype;
+    q.btype = s.btype;
+    if (std::string(s.ptx).find("kind::mx") != std::string::npos) q.stype = Fmt::ue8m0;
+    q.M = s.M;
+    q.N = s.N;
+    q.K = s.K;
+    q.dist_a = q.dist_b = q.dist_c = s.dist;
+    q.scale = s.scale;
+    q.scales = ScaleDist::random;
+    q.seed = seed + i;
+    if (*s.preset) r.plan.plan = s.preset;
+    if (s.split_k) r.plan.split_k = s.split_k;
+    if (s.grain) r.plan.grain = s.grain;
+    if (!s.chunks.empty()) r.plan.chunks = s.chunks;
+    if (*s.epilogue) r.plan.epilogue = s.epilogue;
+    Epilogue& ep = r.epilogue;
+    ep.alpha = s.alpha;
+    ep.beta = s.beta;
+    const uint64_t salt = seed * 64 + i * 4;
+    if (s.a_scale) ep.a_scale = epilogue_values(s.a_scale == 't' ? 1 : static_cast<size_t>(s.M), -3, 5, salt, false);
+    if (s.b_scale) ep.b_scale = epilogue_values(s.b_scale == 't' ? 1 : static_cast<size_t>(s.N), -3, 5, salt + 1, false);
+    if (s.bias) ep.bias = epilogue_values(static_cast<size_t>(s.N), -2, 6, salt + 2, true);
+    ep.out_type = s.out;
+    ep.out_round = s.round;
+    ep.satfinite = s.satfinite;
+    f.cases.push_back(generate_gemm(r));
+    ++i;
   }
   return f;
 }

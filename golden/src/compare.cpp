@@ -35,6 +35,9 @@ std::string describe_case(const Case& c) {
              c.conv.convention + ")";
     case OpKind::cvt: return c.cvt.ptx;
     case OpKind::quantize: return "quantize " + c.quant.recipe.name;
+    case OpKind::gemm:
+      return "gemm " + c.mma.arch + " " + c.mma.ptx + " (" + plan_summary(c.gemm) + ", " +
+             std::string(to_string(c.gemm.plan.epilogue.order)) + " epilogue)";
   }
   return "";
 }
@@ -301,7 +304,7 @@ CompareReport empty_report(const Case& c, const CompareOptions& opt) {
   r.cols = exp.cols;
   r.total = r.rows * r.cols;
   r.nans_equal = opt.nans_equal;
-  if (c.op == OpKind::mma) {
+  if (c.op == OpKind::mma || c.op == OpKind::gemm) {
     r.tile_m = c.mma.tile_m;
     r.tile_n = c.mma.tile_n;
   }
@@ -486,7 +489,7 @@ CompareReport compare(const Case& c, const Array& act, const CompareOptions& opt
     throw GoldenError("the actual output is " + act.type.name + " " + std::to_string(act.rows) + " x " + std::to_string(act.cols) +
                       ", the expected " + exp.type.name + " " + std::to_string(exp.rows) + " x " + std::to_string(exp.cols));
   CompareReport r = empty_report(c, opt);
-  const size_t K_ = c.op == OpKind::mma ? static_cast<size_t>(c.mma.K) : 1;
+  const size_t K_ = c.op == OpKind::mma || c.op == OpKind::gemm ? static_cast<size_t>(c.mma.K) : 1;
   const size_t budget = std::max<size_t>(64, std::min(opt.model_sample, (size_t{1} << 22) / K_));
   Tally t(r, opt, budget);
   scan(exp, act, r, t);

@@ -1,4 +1,5 @@
 // Element types of golden arrays, their containers and hex widths.
+#include <cstdio>
 #include <cstring>
 
 #include "tcemu_golden/golden.hpp"
@@ -89,8 +90,27 @@ std::string to_hex_string(const Array& a) {
   return s;
 }
 
+std::string f32_hex(uint32_t bits) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", bits);
+  return buf;
+}
+
+std::optional<uint32_t> parse_f32_hex(std::string_view s) {
+  if (s.size() != 10 || s[0] != '0' || s[1] != 'x') return std::nullopt;
+  uint32_t v = 0;
+  for (size_t i = 2; i < s.size(); ++i) {
+    const char ch = s[i];
+    const int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+    if (d < 0) return std::nullopt;
+    v = (v << 4) | static_cast<uint32_t>(d);
+  }
+  return v;
+}
+
 std::string_view to_string(OpKind k) {
   switch (k) {
+    case OpKind::gemm: return "gemm";
     case OpKind::mma: return "mma";
     case OpKind::convert: return "convert";
     case OpKind::cvt: return "cvt";

@@ -30,7 +30,7 @@ MmaInputs mma_inputs(const Case& c) {
   in.B = c.operands.at("B").logical();
   auto it = c.operands.find("C");
   if (it != c.operands.end()) in.C = it->second.logical();
-  else in.C.assign(static_cast<size_t>(c.mma.M) * static_cast<size_t>(c.mma.N), 0);
+  else if (c.op == OpKind::mma) in.C.assign(static_cast<size_t>(c.mma.M) * static_cast<size_t>(c.mma.N), 0);
   if (c.mma.entry->scale_type) {
     in.sa = c.operands.at("scale_A").logical();
     in.sb = c.operands.at("scale_B").logical();
@@ -38,8 +38,27 @@ MmaInputs mma_inputs(const Case& c) {
   return in;
 }
 
+GemmPlan gemm_plan(const Case& c) {
+  GemmPlan p = c.gemm.plan;
+  auto vec = [&](const char* name, std::vector<uint32_t>& out) {
+    auto it = c.operands.find(name);
+    if (it == c.operands.end()) return;
+    for (uint64_t v : it->second.logical()) out.push_back(static_cast<uint32_t>(v));
+  };
+  vec("a_scale", p.epilogue.a_scale);
+  vec("b_scale", p.epilogue.b_scale);
+  vec("bias", p.epilogue.bias);
+  return p;
+}
+
 std::vector<uint64_t> evaluate(const Case& c) {
   switch (c.op) {
+    case OpKind::gemm: {
+      const MmaInputs in = mma_inputs(c);
+      GemmResult r = gemm(*c.mma.entry, in.problem(c), gemm_plan(c), Exec{});
+      if (!r.error.empty()) throw GoldenError("case " + c.name + ": the emulator refuses it: " + r.error);
+      return std::move(r.D);
+    }
     case OpKind::mma: {
       const MmaInputs in = mma_inputs(c);
       // On every core (thread_count's default); inside generate_mma_cases' parallel loop, on one.

@@ -297,9 +297,9 @@ MmaSpec mma_spec(const MmaGenRequest& q, const InstrEntry& e) {
 }
 
 // A, B and C drawn from their distributions, then the planted cancellations.
-void draw_operands(const MmaGenRequest& q, const InstrEntry& e, size_t M, size_t N, size_t K, std::vector<uint64_t>& A,
-                   std::vector<uint64_t>& B, std::vector<uint64_t>& C) {
-  const Kind acc{acc_format(e.dtype)};
+void draw_operands(const MmaGenRequest& q, const InstrEntry& e, Fmt c_fmt, size_t M, size_t N, size_t K,
+                   std::vector<uint64_t>& A, std::vector<uint64_t>& B, std::vector<uint64_t>& C) {
+  const Kind acc{c_fmt};
   // Dist::mixed picks one distribution per row of A and per column of B (from streams of
   // their own, so the pure distributions draw exactly as before).
   {
@@ -382,36 +382,58 @@ std::string mma_case_name(const MmaGenRequest& q, const InstrEntry& e, const Mma
                    std::to_string(q.seed));
 }
 
-}  // namespace
-
-Case generate_mma(const MmaGenRequest& q) {
-  InstrLookup lk = find_instruction(q.arch, q.ptx, q.atype, q.btype, q.dtype, q.stype);
-  if (!lk.entry) throw GoldenError(lk.error);
-  const InstrEntry& e = *lk.entry;
+// The drawn operands of an MMA or GEMM case for request q (C of format c_fmt, kept when
+// with_c), its spec, name and generator fields; the expected D is left to the caller.
+Case draw_case(const MmaGenRequest& q, const InstrEntry& e, Fmt c_fmt, bool with_c, nlohmann::json& gen) {
   Case c;
   c.mma = mma_spec(q, e);
   const MmaSpec& m = c.mma;
   const size_t M = static_cast<size_t>(m.M), N = static_cast<size_t>(m.N), K = static_cast<size_t>(m.K);
   std::vector<uint64_t> A(M * K), B(K * N), C(M * N);
-  draw_operands(q, e, M, N, K, A, B, C);
-  nlohmann::json gen = {{"dist_a", std::string(to_string(q.dist_a))},
-                        {"dist_b", std::string(to_string(q.dist_b))},
-                        {"dist_c", std::string(to_string(q.dist_c))},
-                        {"scale", q.scale}};
+  draw_operands(q, e, c_fmt, M, N, K, A, B, C);
+  gen = {{"dist_a", std::string(to_string(q.dist_a))},
+         {"dist_b", std::string(to_string(q.dist_b))},
+         {"dist_c", std::string(to_string(q.dist_c))},
+         {"scale", q.scale}};
   std::string scale_part;
   if (e.scale_type) {
     draw_scales(q, e, M, N, K, A, B, c);
     gen["scales"] = std::string(to_string(q.scales));
     scale_part = std::string("-") + std::string(to_string(q.scales));
   }
-  const ElemType acc_t = elem_type(acc_format(e.dtype));
   c.operands["A"] = make_array(elem_type(e.atype), M, K, A, q.a_col);
   c.operands["B"] = make_array(elem_type(e.btype), K, N, B, q.b_col);
-  if (m.options.scale_d) c.operands["C"] = make_array(acc_t, M, N, C, q.c_col);
-  c.expected = make_array(acc_t, M, N, std::vector<uint64_t>(M * N, 0), q.d_col);
+  if (with_c) c.operands["C"] = make_array(elem_type(c_fmt), M, N, C, q.c_col);
   c.expected_name = "D";
   c.op = OpKind::mma;
   c.name = q.name.empty() ? mma_case_name(q, e, m, scale_part) : q.name;
+  return c;
+}
+
+Provenance tcemu_provenance(const InstrEntry& e, uint64_t seed, const nlohmann::json& gen) {
+  Provenance p;
+  p.source = "tcemu";
+  p.fields = {{"source", "tcemu"}, {"tcemu_version", std::string(kTcemuVersion)}, {"model", model_json(e)},
+              {"seed", seed},      {"generator", gen}};
+  return p;
+}
+
+const InstrEntry& request_entry(const MmaGenRequest& q) {
+  InstrLookup lk = find_instruction(q.arch, q.ptx, q.atype, q.btype, q.dtype, q.stype);
+  if (!lk.entry) throw GoldenError(lk.error);
+  return *lk.entry;
+}
+
+}  // namespace
+
+Case generate_mma(const MmaGenRequest& q) {
+  const InstrEntry& e = request_entry(q);
+  nlohmann::json gen;
+  Case c = draw_case(q, e, acc_format(e.dtype), q.options.scale_d, gen);
+  const MmaSpec& m = c.mma;
+  const size_t M = static_cast<size_t>(m.M), N = static_cast<size_t>(m.N);
+  const ElemType acc_t = elem_type(acc_format(e.dtype));
+  c.expected = make_array(acc_t, M, N, std::vector<uint64_t>(M * N, 0), q.d_col);
   std::vector<uint64_t> D;
   if (q.compute) {
     const MmaInputs in = mma_inputs(c);
@@ -422,10 +444,42 @@ Case generate_mma(const MmaGenRequest& q) {
     D = evaluate(c);
   }
   c.expected = make_array(acc_t, M, N, D, q.d_col);
-  c.provenance.source = "tcemu";
-  c.provenance.fields = {{"source", "tcemu"},        {"tcemu_version", std::string(kTcemuVersion)},
-                         {"model", model_json(e)},   {"seed", q.seed},
-                         {"generator", gen}};
+  c.provenance = tcemu_provenance(e, q.seed, gen);
+  return c;
+}
+
+Case generate_gemm(const GemmGenRequest& r) {
+  const MmaGenRequest& q = r.mma;
+  const InstrEntry& e = request_entry(q);
+  const Epilogue& ep = r.epilogue;
+  nlohmann::json gen;
+  Case c = draw_case(q, e, Fmt::f32, (ep.beta & 0x7FFFFFFFu) != 0, gen);
+  c.op = OpKind::gemm;
+  GemmSpec& g = c.gemm;
+  g.preset = r.plan.plan;
+  g.split_k = r.plan.split_k;
+  g.grain = r.plan.grain;
+  GemmPlan& plan = g.plan;
+  plan.epilogue = ep;
+  if (const std::string err = resolve_plan(e, c.mma.K, r.plan, plan); !err.empty()) throw GoldenError(err);
+  plan.mma = q.options;
+  c.mma.options = q.options;
+  // The epilogue's vectors travel as operands; gemm_plan() puts them back.
+  auto vec = [&](const char* name, std::vector<uint32_t>& v) {
+    if (!v.empty())
+      c.operands[name] = make_array(elem_type(Fmt::f32), v.size(), 1, std::vector<uint64_t>(v.begin(), v.end()), false, true);
+    v.clear();
+  };
+  vec("a_scale", plan.epilogue.a_scale);
+  vec("b_scale", plan.epilogue.b_scale);
+  vec("bias", plan.epilogue.bias);
+  if (q.name.empty()) c.name = "gemm-" + c.name + "-" + plan_summary(g) + "-" + std::string(info(ep.out_type).name);
+  const MmaInputs in = mma_inputs(c);
+  if (const std::string err = check_plan(e, in.problem(c), gemm_plan(c)); !err.empty()) throw GoldenError(err);
+  const std::vector<uint64_t> D = evaluate(c);
+  c.expected = make_array(elem_type(ep.out_type), static_cast<size_t>(c.mma.M), static_cast<size_t>(c.mma.N), D, q.d_col);
+  c.provenance = tcemu_provenance(e, q.seed, gen);
+  c.provenance.fields["model"]["gemm"] = "tcemu::gemm (docs/gemm.md): " + epilogue_steps(plan.epilogue.order);
   return c;
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "tcemu/catalog_suggest.hpp"
+#include "tcemu_golden/evaluate.hpp"
 #include "tcemu_golden/golden.hpp"
 #include "tcemu_golden/instr_tile.hpp"
 #include "tcemu_golden/npy.hpp"
@@ -214,8 +215,8 @@ MmaOptions read_mma_options(const json& j, const std::string& where) {
   return o;
 }
 
-void read_mma(Case& c, const json& j, const std::string& w, const std::string& dir) {
-  only_keys(j, w, {"name", "op", "instruction", "shape", "options", "operands", "expected", "provenance", "note"});
+// "instruction" and "shape" of an mma or gemm case into c.mma (the options stay default).
+void read_instruction(Case& c, const json& j, const std::string& w) {
   const json& ins = need(j, "instruction", w);
   const std::string wi = w + ".instruction";
   if (!ins.is_object()) fail(wi, "must be an object");
@@ -258,6 +259,51 @@ void read_mma(Case& c, const json& j, const std::string& w, const std::string& d
     fail(ws + ".M", std::to_string(m.M) + " does not tile into the instruction's M = " + std::to_string(tile.m));
   if (m.N % tile.n != 0)
     fail(ws + ".N", std::to_string(m.N) + " does not tile into the instruction's N = " + std::to_string(tile.n));
+}
+
+// A matrix operand `name` of ops into c.operands, checked against its type and shape.
+void read_matrix(Case& c, const json& ops, const std::string& wo, const std::string& dir, const std::string& name,
+                 const ElemType& t, size_t rows, size_t cols, const std::string& what) {
+  Array a = read_array(need(ops, name, wo), wo + "." + name, dir);
+  check_matrix(a, wo + "." + name, t, rows, cols, what);
+  c.operands[name] = std::move(a);
+}
+
+// A, B and (block-scaled kinds) scale_A, scale_B of an mma or gemm case.
+void read_ab_operands(Case& c, const json& ops, const std::string& wo, const std::string& dir) {
+  const MmaSpec& m = c.mma;
+  const InstrEntry& e = *m.entry;
+  const size_t M = static_cast<size_t>(m.M), N = static_cast<size_t>(m.N), K = static_cast<size_t>(m.K);
+  read_matrix(c, ops, wo, dir, "A", elem_type(e.atype), M, K, "A (M x K)");
+  read_matrix(c, ops, wo, dir, "B", elem_type(e.btype), K, N, "B (K x N)");
+  if (e.scale_type) {
+    const std::string what = e.ptx + " (" + std::string(info(*e.scale_type).name) + " scales per " +
+                             std::to_string(e.scale_block) + " elements of K)";
+    for (const char* s : {"scale_A", "scale_B"})
+      if (!ops.contains(s)) fail(wo + "." + s, std::string("missing: ") + what + " needs block scales");
+    const size_t nb = K / static_cast<size_t>(e.scale_block);
+    read_matrix(c, ops, wo, dir, "scale_A", elem_type(*e.scale_type), M, nb, "scale_A (M x K/" + std::to_string(e.scale_block) + ")");
+    read_matrix(c, ops, wo, dir, "scale_B", elem_type(*e.scale_type), N, nb, "scale_B (N x K/" + std::to_string(e.scale_block) + ")");
+  } else {
+    for (const char* s : {"scale_A", "scale_B"})
+      if (ops.contains(s)) fail(wo + "." + s, "the instruction takes no block scales");
+  }
+}
+
+// The expected D (M x N of type t) of an mma or gemm case.
+void read_expected_d(Case& c, const json& j, const std::string& w, const std::string& dir, const ElemType& t) {
+  const json& ex = need(j, "expected", w);
+  if (!ex.is_object()) fail(w + ".expected", "must be an object");
+  only_keys(ex, w + ".expected", {"D"});
+  c.expected = read_array(need(ex, "D", w + ".expected"), w + ".expected.D", dir);
+  check_matrix(c.expected, w + ".expected.D", t, static_cast<size_t>(c.mma.M), static_cast<size_t>(c.mma.N), "D (M x N)");
+}
+
+void read_mma(Case& c, const json& j, const std::string& w, const std::string& dir) {
+  only_keys(j, w, {"name", "op", "instruction", "shape", "options", "operands", "expected", "provenance", "note"});
+  read_instruction(c, j, w);
+  MmaSpec& m = c.mma;
+  const InstrEntry& e = *m.entry;
   if (j.contains("options")) m.options = read_mma_options(j["options"], w + ".options");
   if (m.options.promote_every > 0 && e.dtype != AccType::f32)
     fail(w + ".options.promote_every", "FP32 promotion needs an f32 accumulator");
@@ -265,33 +311,139 @@ void read_mma(Case& c, const json& j, const std::string& w, const std::string& d
   const std::string wo = w + ".operands";
   if (!ops.is_object()) fail(wo, "must be an object");
   only_keys(ops, wo, {"A", "B", "C", "scale_A", "scale_B"});
-  const size_t M = static_cast<size_t>(m.M), N = static_cast<size_t>(m.N), K = static_cast<size_t>(m.K);
   const ElemType acc = elem_type(acc_format(e.dtype));
-  auto mat = [&](const std::string& name, const ElemType& t, size_t r, size_t cc, const std::string& what) {
-    Array a = read_array(need(ops, name, wo), wo + "." + name, dir);
-    check_matrix(a, wo + "." + name, t, r, cc, what);
-    c.operands[name] = std::move(a);
-  };
-  mat("A", elem_type(e.atype), M, K, "A (M x K)");
-  mat("B", elem_type(e.btype), K, N, "B (K x N)");
-  if (ops.contains("C") || m.options.scale_d) mat("C", acc, M, N, "C (M x N)");
-  if (e.scale_type) {
-    const std::string what = e.ptx + " (" + std::string(info(*e.scale_type).name) + " scales per " +
-                             std::to_string(e.scale_block) + " elements of K)";
-    for (const char* s : {"scale_A", "scale_B"})
-      if (!ops.contains(s)) fail(wo + "." + s, std::string("missing: ") + what + " needs block scales");
-    const size_t nb = K / static_cast<size_t>(e.scale_block);
-    mat("scale_A", elem_type(*e.scale_type), M, nb, "scale_A (M x K/" + std::to_string(e.scale_block) + ")");
-    mat("scale_B", elem_type(*e.scale_type), N, nb, "scale_B (N x K/" + std::to_string(e.scale_block) + ")");
+  read_ab_operands(c, ops, wo, dir);
+  if (ops.contains("C") || m.options.scale_d)
+    read_matrix(c, ops, wo, dir, "C", acc, static_cast<size_t>(m.M), static_cast<size_t>(m.N), "C (M x N)");
+  read_expected_d(c, j, w, dir, acc);
+}
+
+// An f32 scalar of the epilogue ("0x" and 8 hex digits).
+uint32_t need_f32_hex(const json& obj, const std::string& key, const std::string& where) {
+  const std::string s = need_string(obj, key, where);
+  const std::optional<uint32_t> v = parse_f32_hex(s);
+  if (!v) fail(where + "." + key, "must be f32 bits as \"0x\" and 8 hex digits, not '" + s + "'");
+  return *v;
+}
+
+// The field a message of check_plan() is about (it starts with the field's name).
+std::string plan_field(const std::string& msg, const std::string& w) {
+  for (const char* k : {"a_scale", "b_scale", "bias"})
+    if (msg.rfind(k, 0) == 0) return w + ".operands." + k;
+  for (const char* k : {"out_type", "out_round"})
+    if (msg.rfind(k, 0) == 0) return w + ".epilogue." + k;
+  if (msg.rfind("chunks", 0) == 0) return w + ".plan.chunks";
+  if (msg.rfind("epilogue", 0) == 0) return w + ".epilogue.order";
+  return w + ".plan";
+}
+
+void read_gemm(Case& c, const json& j, const std::string& w, const std::string& dir) {
+  only_keys(j, w, {"name", "op", "instruction", "shape", "plan", "epilogue", "operands", "expected", "provenance", "note"});
+  read_instruction(c, j, w);
+  const MmaSpec& m = c.mma;
+  const InstrEntry& e = *m.entry;
+  GemmSpec& g = c.gemm;
+  GemmPlan& plan = g.plan;
+  const std::string wp = w + ".plan", we = w + ".epilogue", wo = w + ".operands";
+  // The K schedule.
+  const json& pj = need(j, "plan", w);
+  if (!pj.is_object()) fail(wp, "must be an object");
+  only_keys(pj, wp, {"schedule", "chunks", "combine", "preset", "split_k", "grain", "promote_every", "negate_a", "negate_b"});
+  json opts = json::object();
+  for (const char* k : {"promote_every", "negate_a", "negate_b"})
+    if (pj.contains(k)) opts[k] = pj[k];
+  plan.mma = read_mma_options(opts, wp);
+  c.mma.options = plan.mma;
+  if (plan.mma.promote_every > 0 && e.dtype != AccType::f32)
+    fail(wp + ".promote_every", "FP32 promotion needs an f32 accumulator");
+  const std::string schedule = need_string(pj, "schedule", wp);
+  if (schedule != "chain" && schedule != "split")
+    fail(wp + ".schedule", "must be \"chain\" (one chain over K) or \"split\" (chunks, combined), not '" + schedule + "'");
+  const bool split = schedule == "split";
+  if (split) {
+    const json& ch = need(pj, "chunks", wp);
+    if (!ch.is_array() || ch.empty()) fail(wp + ".chunks", "must be a non-empty array of K sizes");
+    if (ch.size() > static_cast<size_t>(kMaxSplits))
+      fail(wp + ".chunks", std::to_string(ch.size()) + " chunks; at most " + std::to_string(kMaxSplits));
+    for (size_t i = 0; i < ch.size(); ++i) {
+      const int64_t v = get_int(ch[i], wp + ".chunks[" + std::to_string(i) + "]");
+      if (v < 0 || v > (int64_t{1} << 30)) fail(wp + ".chunks[" + std::to_string(i) + "]", "must be a K size (0 .. 2^30)");
+      plan.chunks.push_back(static_cast<int>(v));
+    }
+    const std::string comb = need_string(pj, "combine", wp);
+    const std::optional<Combine> cb = parse_combine(comb);
+    if (!cb) fail(wp + ".combine", "unknown combine '" + comb + "' (f32-forward, f32-tree, cutlass-serial, cutlass-parallel)");
+    plan.combine = *cb;
   } else {
-    for (const char* s : {"scale_A", "scale_B"})
-      if (ops.contains(s)) fail(wo + "." + s, "the instruction takes no block scales");
+    for (const char* k : {"chunks", "combine", "split_k", "grain"})
+      if (pj.contains(k)) fail(wp + "." + k, "one chain over K (schedule \"chain\") has no " + std::string(k));
   }
-  const json& ex = need(j, "expected", w);
-  if (!ex.is_object()) fail(w + ".expected", "must be an object");
-  only_keys(ex, w + ".expected", {"D"});
-  c.expected = read_array(need(ex, "D", w + ".expected"), w + ".expected.D", dir);
-  check_matrix(c.expected, w + ".expected.D", acc, M, N, "D (M x N)");
+  if (pj.contains("preset")) g.preset = need_string(pj, "preset", wp);
+  if (pj.contains("split_k")) g.split_k = positive(pj, "split_k", wp);
+  if (pj.contains("grain")) g.grain = positive(pj, "grain", wp);
+  // The epilogue's scalars.
+  const json& ej = need(j, "epilogue", w);
+  if (!ej.is_object()) fail(we, "must be an object");
+  only_keys(ej, we, {"order", "alpha", "beta", "out_type", "out_round", "satfinite"});
+  Epilogue& ep = plan.epilogue;
+  const std::string order = need_string(ej, "order", we);
+  const std::optional<EpilogueOrder> eo = parse_epilogue_order(order);
+  if (!eo) fail(we + ".order", "unknown epilogue order '" + order + "' (fold, cutlass-sm90, cutlass-2x, sequential)");
+  ep.order = *eo;
+  ep.alpha = need_f32_hex(ej, "alpha", we);
+  ep.beta = need_f32_hex(ej, "beta", we);
+  ep.out_type = need_format(ej, "out_type", we);
+  const std::string rs = need_string(ej, "out_round", we);
+  const std::optional<Round> rd = parse_round(rs);
+  if (!rd) fail(we + ".out_round", "unknown rounding '" + rs + "'");
+  ep.out_round = *rd;
+  ep.satfinite = get_bool(need(ej, "satfinite", we), we + ".satfinite");
+  // What the preset and split count give must be what the file says.
+  if (g.preset || g.split_k) {
+    PlanRequest req;
+    req.plan = g.preset;
+    req.split_k = g.split_k;
+    req.grain = g.grain;
+    if (split && !g.split_k) req.chunks = plan.chunks;
+    req.epilogue = std::string(to_string(ep.order));
+    GemmPlan r;
+    if (const std::string err = resolve_plan(e, m.K, req, r); !err.empty()) fail(wp, err);
+    auto list = [](const std::vector<int>& v) {
+      std::string s;
+      for (int x : v) s.append(s.empty() ? "" : ", ").append(std::to_string(x));
+      return "[" + s + "]";
+    };
+    if (g.split_k && r.chunks != plan.chunks)
+      fail(wp + ".chunks", list(plan.chunks) + ", but split_k = " + std::to_string(*g.split_k) + " of K = " +
+                               std::to_string(m.K) + " gives " + list(r.chunks));
+    if (g.preset && split && r.combine != plan.combine)
+      fail(wp + ".combine", std::string(to_string(plan.combine)) + ", but plan " + *g.preset + " combines " +
+                                std::string(to_string(r.combine)));
+  }
+  // The operands.
+  const json& ops = need(j, "operands", w);
+  if (!ops.is_object()) fail(wo, "must be an object");
+  only_keys(ops, wo, {"A", "B", "C", "scale_A", "scale_B", "a_scale", "b_scale", "bias"});
+  read_ab_operands(c, ops, wo, dir);
+  const size_t M = static_cast<size_t>(m.M), N = static_cast<size_t>(m.N);
+  const bool reads_c = (ep.beta & 0x7FFFFFFFu) != 0;
+  if (reads_c) {
+    if (!ops.contains("C")) fail(wo + ".C", "missing: beta = " + f32_hex(ep.beta) + " reads C (M x N f32)");
+    read_matrix(c, ops, wo, dir, "C", elem_type(Fmt::f32), M, N, "C (M x N, f32 codes)");
+  } else if (ops.contains("C")) {
+    fail(wo + ".C", "beta is zero: the epilogue does not read C, leave it out");
+  }
+  for (const char* k : {"a_scale", "b_scale", "bias"}) {
+    if (!ops.contains(k)) continue;
+    Array v = read_array(ops[k], wo + "." + k, dir);
+    if (!(v.type == elem_type(Fmt::f32))) fail(wo + "." + k + ".type", "is " + v.type.name + "; " + k + " holds f32 codes");
+    if (!v.is_vector) fail(wo + "." + k + ".shape", "must be [n] (a vector)");
+    c.operands[k] = std::move(v);
+  }
+  // Everything else gemm() checks (chunk sums and multiples, vector lengths, output type, ...).
+  const MmaInputs in = mma_inputs(c);
+  if (const std::string err = check_plan(e, in.problem(c), gemm_plan(c)); !err.empty()) fail(plan_field(err, w), err);
+  read_expected_d(c, j, w, dir, elem_type(ep.out_type));
 }
 
 OptionRequest read_request(const json& j, const std::string& where) {
@@ -499,8 +651,11 @@ GoldenFile parse_golden(const json& doc, const std::string& dir, const std::stri
     } else if (op == "quantize") {
       c.op = OpKind::quantize;
       read_quantize(c, j, w, dir);
+    } else if (op == "gemm") {
+      c.op = OpKind::gemm;
+      read_gemm(c, j, w, dir);
     } else {
-      fail(w + ".op", "must be mma, convert or cvt (an instruction or conversion) or quantize (a recipe), not '" + op + "'");
+      fail(w + ".op", "must be mma, convert or cvt (an instruction or conversion), quantize (a recipe) or gemm (a library GEMM), not '" + op + "'");
     }
     c.provenance = read_provenance(need(j, "provenance", w), w + ".provenance");
     if (j.contains("note")) c.note = need_string(j, "note", w);

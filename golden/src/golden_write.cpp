@@ -36,6 +36,46 @@ json request_json(const OptionRequest& r) {
   return j;
 }
 
+// The instruction and shape of an mma or gemm case.
+void instruction_json(const MmaSpec& m, json& j) {
+  json ins = {{"arch", m.arch}, {"ptx", m.ptx}};
+  if (m.entry) {
+    // Types are always written out: a reader need not know which spellings leave them out.
+    ins["atype"] = std::string(info(m.entry->atype).name);
+    ins["btype"] = std::string(info(m.entry->btype).name);
+    ins["dtype"] = std::string(to_string(m.entry->dtype));
+    if (m.entry->scale_type) ins["stype"] = std::string(info(*m.entry->scale_type).name);
+  }
+  ins["tile"] = {m.tile_m, m.tile_n};
+  j["instruction"] = ins;
+  j["shape"] = {{"M", m.M}, {"N", m.N}, {"K", m.K}};
+}
+
+// The plan and epilogue of a gemm case: every field resolved (chunk sizes, combine, f32 bits of
+// alpha and beta), plus the preset and split count they came from.
+void gemm_json(const GemmSpec& g, json& j) {
+  const GemmPlan& p = g.plan;
+  json plan = {{"schedule", p.chunks.empty() ? "chain" : "split"},
+               {"promote_every", p.mma.promote_every},
+               {"negate_a", p.mma.negate_a},
+               {"negate_b", p.mma.negate_b}};
+  if (!p.chunks.empty()) {
+    plan["chunks"] = p.chunks;
+    plan["combine"] = std::string(to_string(p.combine));
+  }
+  if (g.preset) plan["preset"] = *g.preset;
+  if (g.split_k) plan["split_k"] = *g.split_k;
+  if (g.grain) plan["grain"] = *g.grain;
+  j["plan"] = plan;
+  const Epilogue& e = p.epilogue;
+  j["epilogue"] = {{"order", std::string(to_string(e.order))},
+                   {"alpha", f32_hex(e.alpha)},
+                   {"beta", f32_hex(e.beta)},
+                   {"out_type", std::string(info(e.out_type).name)},
+                   {"out_round", std::string(to_string(e.out_round))},
+                   {"satfinite", e.satfinite}};
+}
+
 json case_json(const Case& c) {
   json j;
   j["name"] = c.name;
@@ -51,17 +91,7 @@ json case_json(const Case& c) {
   switch (c.op) {
     case OpKind::mma: {
       const MmaSpec& m = c.mma;
-      json ins = {{"arch", m.arch}, {"ptx", m.ptx}};
-      if (m.entry) {
-        // Types are always written out: a reader need not know which spellings leave them out.
-        ins["atype"] = std::string(info(m.entry->atype).name);
-        ins["btype"] = std::string(info(m.entry->btype).name);
-        ins["dtype"] = std::string(to_string(m.entry->dtype));
-        if (m.entry->scale_type) ins["stype"] = std::string(info(*m.entry->scale_type).name);
-      }
-      ins["tile"] = {m.tile_m, m.tile_n};
-      j["instruction"] = ins;
-      j["shape"] = {{"M", m.M}, {"N", m.N}, {"K", m.K}};
+      instruction_json(m, j);
       const MmaOptions& o = m.options;
       j["options"] = {{"promote_every", o.promote_every}, {"negate_a", o.negate_a}, {"negate_b", o.negate_b},
                       {"scale_d", o.scale_d}, {"scale_input_d", o.scale_input_d}};
@@ -79,6 +109,10 @@ json case_json(const Case& c) {
     case OpKind::quantize:
       j["recipe"] = recipe_json(c.quant.recipe);
       break;
+    case OpKind::gemm:
+      instruction_json(c.mma, j);
+      gemm_json(c.gemm, j);
+      break;
   }
   return j;
 }
@@ -90,6 +124,18 @@ std::string safe(const std::string& s) {
 }
 
 }  // namespace
+
+std::string plan_summary(const GemmSpec& g) {
+  // append() rather than "literal" + std::string: GCC 12's -Wrestrict misfires on the latter.
+  std::string s = g.preset ? *g.preset : g.plan.chunks.empty() ? std::string("chain") : std::string(to_string(g.plan.combine));
+  if (g.preset && g.plan.chunks.empty()) s.append("-chain");
+  if (g.split_k) s.append("-s").append(std::to_string(*g.split_k));
+  if (!g.plan.chunks.empty()) {
+    s.append("-k");
+    for (size_t i = 0; i < g.plan.chunks.size(); ++i) s.append(i ? "." : "").append(std::to_string(g.plan.chunks[i]));
+  }
+  return s;
+}
 
 json to_json(const GoldenFile& f) {
   json doc;

@@ -11,10 +11,12 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <tuple>
 
 #include "tcemu/datapath.hpp"
 #include "tcemu/gemm.hpp"
 #include "tcemu/mma.hpp"
+#include "tcemu_golden/evaluate.hpp"
 
 namespace tcemu::golden {
 namespace {
@@ -77,8 +79,8 @@ struct Shared {
     }
     return el;
   }
-  // Runs explicit datapath parameters on one element through the emulator.
-  uint64_t run(const DatapathParams& p, int instr_k, const MmaOptions& o, const Element& el) const {
+  // The 1 x 1 problem of one element (C: the code in c_store, or none when c_store is empty).
+  MmaProblem problem(const Element& el, const std::vector<uint64_t>& c_store) const {
     MmaProblem pr;
     pr.M = pr.N = 1;
     pr.K = static_cast<int>(K);
@@ -86,16 +88,36 @@ struct Shared {
     pr.btype = e->btype;
     pr.A = el.a;
     pr.B = el.b;
-    std::vector<uint64_t> cc{el.c};
-    pr.C = cc;
+    pr.C = c_store;
     if (e->scale_type) {
       pr.scale_type = e->scale_type;
       pr.scale_block = e->scale_block;
       pr.sa = el.sa;
       pr.sb = el.sb;
     }
-    MmaResult r = mma(pr.with({p, instr_k}, o), Exec{1});
+    return pr;
+  }
+  // Runs explicit datapath parameters on one element through the emulator.
+  uint64_t run(const DatapathParams& p, int instr_k, const MmaOptions& o, const Element& el) const {
+    const std::vector<uint64_t> cc{el.c};
+    MmaResult r = mma(problem(el, cc).with({p, instr_k}, o), Exec{1});
     return r.D.empty() ? ~uint64_t{0} : r.D[0];  // an impossible code: never matches
+  }
+  // A GEMM plan on one element: C from the case when use_c, the epilogue's vectors (per tensor,
+  // or the element's row / column) from a_scale, b_scale, bias. D empty and error set when
+  // gemm() refuses the plan.
+  std::vector<uint32_t> a_scale, b_scale, bias;  // a gemm case's epilogue vectors
+  GemmResult gemm_at(const GemmPlan& plan, bool use_c, size_t m, size_t n) const {
+    const Element el = gather(m, n);
+    const std::vector<uint64_t> cc = use_c ? std::vector<uint64_t>{el.c} : std::vector<uint64_t>{};
+    GemmPlan p = plan;
+    auto one = [](const std::vector<uint32_t>& v, size_t i) {
+      return v.empty() ? std::vector<uint32_t>{} : std::vector<uint32_t>{v[v.size() == 1 ? 0 : i]};
+    };
+    p.epilogue.a_scale = one(a_scale, m);
+    p.epilogue.b_scale = one(b_scale, n);
+    p.epilogue.bias = one(bias, n);
+    return gemm(*e, problem(el, cc), p, Exec{1});
   }
   // Value of term k with its block scales, as a double (exact for every tensor-core format).
   double scaled(const Element& el, size_t k, bool is_a) const {
@@ -152,64 +174,72 @@ std::vector<Variant> datapath_variants(const DatapathParams& base, Fmt out) {
   return vs;
 }
 
-// cuBLASLt's split-K plan as bitequiv reconstructs it (docs/gemm.md): s = 2..16 chunks at the
-// documented grain (64 for f16/bf16, 128 for fp8), each chained from +0 through the case's
-// instruction, combined forward in f32, C added by the epilogue (fma(1, C, acc)). Only f32
-// accumulators and only plans with at least two non-empty chunks, each list of non-empty chunks
-// once (under the smallest s that gives it).
-void split_k_models(const Case& c, const std::shared_ptr<Shared>& sh, std::vector<AltModel>& out) {
-  const InstrEntry& e = *sh->e;
-  const MmaOptions opt = c.mma.options;
-  const int grain = cublaslt_split_grain(e.atype);
-  if (e.dtype != AccType::f32 || grain == 0 || opt.scale_input_d != -1 || grain % e.K) return;
+// The split-K plans compare tries (docs/gemm.md): cuBLASLt's as bitequiv reconstructs it, s =
+// 2..16 chunks at the documented grain (64 for f16/bf16, 128 for fp8), only plans with at least
+// two non-empty chunks, each list of non-empty chunks once (under the smallest s that gives
+// it: a larger s that only adds empty slices is the same plan but for zero signs). Empty when
+// no grain is documented for the case's types or it does not tile into the instruction.
+struct SplitPlan {
+  int s;
+  std::vector<int> chunks;
+  std::string sizes;  // "128+128+64"
+};
+std::vector<SplitPlan> bitequiv_splits(const Shared& sh) {
+  const int grain = cublaslt_split_grain(sh.e->atype);
+  std::vector<SplitPlan> out;
+  if (sh.e->dtype != AccType::f32 || grain == 0 || grain % sh.e->K) return out;
   std::set<std::vector<int>> seen;
   for (int s = 2; s <= 16; ++s) {
-    std::vector<int> chunks = split_k_chunks(static_cast<int>(sh->K), s, grain);
+    std::vector<int> chunks = split_k_chunks(static_cast<int>(sh.K), s, grain);
     std::vector<int> nonempty;
     for (int k : chunks)
       if (k > 0) nonempty.push_back(k);
-    // A larger s that only adds empty slices (+0 partials) is the same plan but for zero signs.
     if (nonempty.size() < 2 || !seen.insert(nonempty).second) continue;
     std::string sizes;
     for (int k : chunks) {
       if (!sizes.empty()) sizes.push_back('+');
       sizes.append(std::to_string(k));
     }
-    auto plan = std::make_shared<GemmPlan>();
-    plan->chunks = chunks;
-    plan->combine = Combine::f32_forward;
-    plan->mma.promote_every = opt.promote_every;
-    plan->mma.negate_a = opt.negate_a;
-    plan->mma.negate_b = opt.negate_b;
-    const bool use_c = sh->has_c && opt.scale_d;
-    plan->epilogue.beta = use_c ? 0x3F800000u : 0;
-    out.push_back({"cuBLASLt split-K s=" + std::to_string(s) + " (bitequiv plan)",
-                   "K in chunks " + sizes + " (grain " + std::to_string(grain) +
-                       "), each chained from +0, added forward in f32, then + C (facebookexperimental/triton #2752)",
-                   false, [sh, plan, use_c](size_t m, size_t n) {
-                     const Element el = sh->gather(m, n);
-                     MmaProblem pr;
-                     pr.M = pr.N = 1;
-                     pr.K = static_cast<int>(sh->K);
-                     pr.atype = sh->e->atype;
-                     pr.btype = sh->e->btype;
-                     pr.A = el.a;
-                     pr.B = el.b;
-                     std::vector<uint64_t> cc{use_c ? el.c : 0};
-                     pr.C = cc;
-                     if (sh->e->scale_type) {
-                       pr.scale_type = sh->e->scale_type;
-                       pr.scale_block = sh->e->scale_block;
-                       pr.sa = el.sa;
-                       pr.sb = el.sb;
-                     }
-                     const GemmResult r = gemm(*sh->e, pr, *plan, Exec{1});
-                     return r.D.empty() ? ~uint64_t{0} : r.D[0];  // an impossible code: never matches
-                   }});
+    out.push_back({s, std::move(chunks), sizes});
+  }
+  return out;
+}
+
+std::string split_name(const SplitPlan& sp) { return "cuBLASLt split-K s=" + std::to_string(sp.s) + " (bitequiv plan)"; }
+std::string split_description(const Shared& sh, const SplitPlan& sp) {
+  return "K in chunks " + sp.sizes + " (grain " + std::to_string(cublaslt_split_grain(sh.e->atype)) +
+         "), each chained from +0, added forward in f32";
+}
+
+// An alternative that runs a GEMM plan per element.
+AltModel gemm_model(const std::shared_ptr<Shared>& sh, std::string name, std::string description, bool is_case,
+                    GemmPlan plan, bool use_c) {
+  auto p = std::make_shared<GemmPlan>(std::move(plan));
+  return {std::move(name), std::move(description), is_case, [sh, p, use_c](size_t m, size_t n) {
+            const GemmResult r = sh->gemm_at(*p, use_c, m, n);
+            return r.D.empty() ? ~uint64_t{0} : r.D[0];  // an impossible code: never matches
+          }};
+}
+
+// For an MMA case: each split-K plan with C added by the epilogue (fma(1, C, acc)).
+void split_k_models(const Case& c, const std::shared_ptr<Shared>& sh, std::vector<AltModel>& out) {
+  const MmaOptions opt = c.mma.options;
+  if (opt.scale_input_d != -1) return;
+  const bool use_c = sh->has_c && opt.scale_d;
+  for (const SplitPlan& sp : bitequiv_splits(*sh)) {
+    GemmPlan plan;
+    plan.chunks = sp.chunks;
+    plan.combine = Combine::f32_forward;
+    plan.mma.promote_every = opt.promote_every;
+    plan.mma.negate_a = opt.negate_a;
+    plan.mma.negate_b = opt.negate_b;
+    plan.epilogue.beta = use_c ? 0x3F800000u : 0;
+    out.push_back(gemm_model(sh, split_name(sp), split_description(*sh, sp) + ", then + C (facebookexperimental/triton #2752)",
+                             false, std::move(plan), use_c));
   }
 }
 
-void mma_models(const Case& c, std::vector<AltModel>& out) {
+std::shared_ptr<Shared> shared_of(const Case& c) {
   const InstrEntry& e = *c.mma.entry;
   auto sh = std::make_shared<Shared>();
   sh->c = &c;
@@ -218,6 +248,63 @@ void mma_models(const Case& c, std::vector<AltModel>& out) {
   sh->nb = e.scale_type ? sh->K / static_cast<size_t>(e.scale_block) : 0;
   sh->has_c = c.operands.count("C") != 0;
   sh->out = e.dtype == AccType::s32 ? Fmt::f32 : acc_format(e.dtype);
+  return sh;
+}
+
+// A gemm case: its plan, then the same epilogue with one chain, cuBLASLt's split-K plans, the
+// case's chunks combined another way, and the case's schedule with another epilogue order
+// (each only where gemm() takes it: cutlass-2x has no scales or bias, ...).
+void gemm_models(const Case& c, std::vector<AltModel>& out) {
+  auto sh = shared_of(c);
+  const GemmPlan full = gemm_plan(c);
+  sh->a_scale = full.epilogue.a_scale;
+  sh->b_scale = full.epilogue.b_scale;
+  sh->bias = full.epilogue.bias;
+  sh->out = full.epilogue.out_type;
+  const GemmPlan base = c.gemm.plan;
+  const bool use_c = sh->has_c;
+  const std::string order = std::string(to_string(base.epilogue.order));
+  out.push_back(gemm_model(sh, "the case's plan: " + plan_summary(c.gemm) + ", " + order + " epilogue",
+                           epilogue_steps(base.epilogue.order), true, base, use_c));
+  // A plan once: its chunks, its combine (when split) and its epilogue order.
+  auto key = [](const GemmPlan& p) {
+    return std::make_tuple(p.chunks, p.chunks.empty() ? -1 : static_cast<int>(p.combine), static_cast<int>(p.epilogue.order));
+  };
+  std::set<decltype(key(base))> seen{key(base)};
+  auto add = [&](std::string name, std::string description, const GemmPlan& p) {
+    if (!seen.insert(key(p)).second) return;
+    if (!sh->gemm_at(p, use_c, 0, 0).error.empty()) return;  // a plan gemm() refuses for this case
+    out.push_back(gemm_model(sh, std::move(name), std::move(description), false, p, use_c));
+  };
+  if (!base.chunks.empty()) {
+    GemmPlan p = base;
+    p.chunks.clear();
+    add("one chain over K (no split), " + order + " epilogue", "the whole K chained from +0, then the case's epilogue", p);
+  }
+  for (const SplitPlan& sp : bitequiv_splits(*sh)) {
+    GemmPlan p = base;
+    p.chunks = sp.chunks;
+    p.combine = Combine::f32_forward;
+    add(split_name(sp) + ", " + order + " epilogue", split_description(*sh, sp) + ", then the case's epilogue", p);
+  }
+  if (!base.chunks.empty())
+    for (Combine cb : {Combine::f32_forward, Combine::f32_tree, Combine::cutlass_parallel, Combine::cutlass_serial}) {
+      if (cb == base.combine) continue;
+      GemmPlan p = base;
+      p.combine = cb;
+      add("the case's chunks combined " + std::string(to_string(cb)), "the case's chunks, combine " + std::string(to_string(cb)), p);
+    }
+  for (EpilogueOrder eo : {EpilogueOrder::fold, EpilogueOrder::cutlass_sm90, EpilogueOrder::sequential, EpilogueOrder::cutlass_2x}) {
+    if (eo == base.epilogue.order) continue;
+    GemmPlan p = base;
+    p.epilogue.order = eo;
+    add("the case's schedule with the " + std::string(to_string(eo)) + " epilogue", epilogue_steps(eo), p);
+  }
+}
+
+void mma_models(const Case& c, std::vector<AltModel>& out) {
+  const InstrEntry& e = *c.mma.entry;
+  auto sh = shared_of(c);
   const MmaOptions opt = c.mma.options;
   out.push_back({"the case's model: " + e.arch + " " + e.family, describe(e.params) + " (catalog, " +
                      std::string(to_string(e.confidence)) + ")",
@@ -363,6 +450,7 @@ std::vector<AltModel> alternative_models(const Case& c) {
     case OpKind::convert: convert_models(c, out); break;
     case OpKind::cvt: cvt_models(c, out); break;
     case OpKind::quantize: break;  // no alternative models (yet): compare reports the differences
+    case OpKind::gemm: gemm_models(c, out); break;
   }
   return out;
 }

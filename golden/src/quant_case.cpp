@@ -35,12 +35,6 @@ std::string amax_nan_name(AmaxNan a) {
   return "?";
 }
 
-std::string hex32(uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08x", v);
-  return buf;
-}
-
 // Option readers: each names the field it rejects.
 void only_keys(const json& obj, const std::string& where, std::initializer_list<std::string_view> allowed) {
   for (auto it = obj.begin(); it != obj.end(); ++it) {
@@ -146,16 +140,9 @@ void read_nvfp4(Nvfp4Options& o, const json& j, const std::string& w) {
   if (j.contains("global_amax")) {
     // f32 bits as "0x" and 8 hex digits: any f32, NaN and Inf included, survives JSON.
     const std::string s = str(j, "global_amax", w);
-    bool ok = s.size() == 10 && s[0] == '0' && s[1] == 'x';
-    uint32_t v = 0;
-    for (size_t i = 2; ok && i < s.size(); ++i) {
-      const char ch = s[i];
-      const int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
-      ok = d >= 0;
-      v = (v << 4) | static_cast<uint32_t>(d < 0 ? 0 : d);
-    }
-    if (!ok) fail(w + ".global_amax", "must be f32 bits as \"0x\" and 8 hex digits, not '" + s + "'");
-    o.global_amax = std::bit_cast<float>(v);
+    const std::optional<uint32_t> v = parse_f32_hex(s);
+    if (!v) fail(w + ".global_amax", "must be f32 bits as \"0x\" and 8 hex digits, not '" + s + "'");
+    o.global_amax = std::bit_cast<float>(*v);
   }
   if (j.contains("rht")) o.rht = boolean(j, "rht", w);
   if (j.contains("rht_signs")) o.rht_signs = static_cast<uint16_t>(integer(j, "rht_signs", w, 0, 0xFFFF));
@@ -205,7 +192,7 @@ json recipe_json(const Recipe& r) {
                     {"row_scaled", o.row_scaled},
                     {"e4m3_max", o.e4m3_max},
                     {"err_fast_math", o.err_fast_math}};
-      if (o.global_amax) j["nvfp4"]["global_amax"] = hex32(std::bit_cast<uint32_t>(*o.global_amax));
+      if (o.global_amax) j["nvfp4"]["global_amax"] = f32_hex(std::bit_cast<uint32_t>(*o.global_amax));
       break;
     }
     case RecipeKind::fp8_current:

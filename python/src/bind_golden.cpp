@@ -44,28 +44,50 @@ py::array logical_array(const Array& a) {
   return out;
 }
 
+// The instruction, shape, promotion and negation of an mma or gemm case.
+void mma_fields(const golden::MmaSpec& m, py::dict& d) {
+  d["arch"] = m.arch;
+  d["ptx"] = m.ptx;
+  d["atype"] = std::string(info(m.entry->atype).name);
+  d["btype"] = std::string(info(m.entry->btype).name);
+  d["dtype"] = std::string(to_string(m.entry->dtype));
+  d["stype"] = m.entry->scale_type ? py::object(py::str(std::string(info(*m.entry->scale_type).name))) : py::object(py::none());
+  d["M"] = m.M;
+  d["N"] = m.N;
+  d["K"] = m.K;
+  d["tile_m"] = m.tile_m;
+  d["tile_n"] = m.tile_n;
+  d["promote_every"] = m.options.promote_every;
+  d["negate_a"] = m.options.negate_a;
+  d["negate_b"] = m.options.negate_b;
+}
+
 py::dict spec_dict(const Case& c) {
   py::dict d;
   d["op"] = std::string(golden::to_string(c.op));
   switch (c.op) {
-    case golden::OpKind::mma: {
-      const golden::MmaSpec& m = c.mma;
-      d["arch"] = m.arch;
-      d["ptx"] = m.ptx;
-      d["atype"] = std::string(info(m.entry->atype).name);
-      d["btype"] = std::string(info(m.entry->btype).name);
-      d["dtype"] = std::string(to_string(m.entry->dtype));
-      d["stype"] = m.entry->scale_type ? py::object(py::str(std::string(info(*m.entry->scale_type).name))) : py::object(py::none());
-      d["M"] = m.M;
-      d["N"] = m.N;
-      d["K"] = m.K;
-      d["tile_m"] = m.tile_m;
-      d["tile_n"] = m.tile_n;
-      d["promote_every"] = m.options.promote_every;
-      d["negate_a"] = m.options.negate_a;
-      d["negate_b"] = m.options.negate_b;
-      d["scale_d"] = m.options.scale_d;
-      d["scale_input_d"] = m.options.scale_input_d;
+    case golden::OpKind::mma:
+      mma_fields(c.mma, d);
+      d["scale_d"] = c.mma.options.scale_d;
+      d["scale_input_d"] = c.mma.options.scale_input_d;
+      break;
+    case golden::OpKind::gemm: {
+      mma_fields(c.mma, d);
+      const golden::GemmSpec& g = c.gemm;
+      const GemmPlan& p = g.plan;
+      d["schedule"] = p.chunks.empty() ? "chain" : "split";
+      d["chunks"] = p.chunks;
+      d["combine"] = p.chunks.empty() ? py::object(py::none()) : py::object(py::str(std::string(to_string(p.combine))));
+      d["preset"] = g.preset ? py::object(py::str(*g.preset)) : py::object(py::none());
+      d["split_k"] = g.split_k ? py::object(py::int_(*g.split_k)) : py::object(py::none());
+      d["grain"] = g.grain ? py::object(py::int_(*g.grain)) : py::object(py::none());
+      const Epilogue& e = p.epilogue;
+      d["epilogue"] = std::string(to_string(e.order));
+      d["alpha"] = e.alpha;  // f32 bits
+      d["beta"] = e.beta;
+      d["out_type"] = std::string(info(e.out_type).name);
+      d["out_round"] = std::string(to_string(e.out_round));
+      d["satfinite"] = e.satfinite;
       break;
     }
     case golden::OpKind::convert: {

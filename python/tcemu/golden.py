@@ -183,6 +183,39 @@ def compare(case, actual, *, nans_equal=False, max_listed=10, analyse_models=Tru
     return _tcemu.compare_case(case, c, bool(nans_equal), int(max_listed), bool(analyse_models), int(model_sample))
 
 
+def gemm_args(case):
+    """The arguments of tcemu.gemm that a gemm case records (dict): a, b, c (when beta reads
+    it), scale_a / scale_b (block-scaled kinds), arch, instr, the types, the K schedule
+    (chunks and the combine as a plan name) and the epilogue, so that
+    tcemu.gemm(**tcemu.golden.gemm_args(case)) gives case.expected."""
+    if not isinstance(case, Case):
+        raise TypeError(f"case: a tcemu.golden.Case is required, got {type(case).__name__}")
+    s = case.spec
+    if s["op"] != "gemm":
+        raise ValueError(f"case: '{case.name}' is an {s['op']} case, not a gemm case")
+    ops = case.operands
+    f32 = lambda bits: float(np.asarray(bits, dtype=np.uint32).view(np.float32))  # noqa: E731
+    kw = dict(a=ops["A"], b=ops["B"], arch=s["arch"], instr=s["ptx"], atype=s["atype"], btype=s["btype"],
+              dtype=s["dtype"], stype=s["stype"], promote_every=s["promote_every"], negate_a=s["negate_a"],
+              negate_b=s["negate_b"], alpha=f32(s["alpha"]), beta=f32(s["beta"]), out_type=s["out_type"],
+              out_round=s["out_round"], satfinite=s["satfinite"], epilogue=s["epilogue"])
+    if "C" in ops:
+        kw["c"] = ops["C"]
+    if "scale_A" in ops:
+        kw["scale_a"] = ops["scale_A"]
+        kw["scale_b"] = ops["scale_B"].T  # the file: N x K/block; tcemu.gemm: K/block x N
+    for k in ("a_scale", "b_scale"):
+        if k in ops:
+            v = ops[k].view(np.float32)
+            kw[k] = v.reshape(()) if v.size == 1 else v  # one value: per tensor
+    if "bias" in ops:
+        kw["bias"] = ops["bias"].view(np.float32)
+    if s["schedule"] == "split":
+        kw["chunks"] = list(s["chunks"])
+        kw["plan"] = s["combine"]  # every combine is a plan of that name (tcemu.gemm_plans())
+    return kw
+
+
 def provenance(case):
     """Where the case's expected result came from (dict: source, tcemu_version or gpu, ...)."""
     return json.loads(case.provenance_json)

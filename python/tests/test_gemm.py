@@ -167,7 +167,7 @@ def expected(A, B, e, chunks, combine, order, out_type="f32", satfinite=False, C
                 acc = 0.0
                 for x in p:
                     acc = add(acc, x)
-                if beta == 0:  # ReduceSplitK: LinearCombination(acc, source cleared to +0)
+                if beta == 0 and order == "cutlass-2x":  # ReduceSplitK: LinearCombination(acc, source cleared to +0)
                     D[m, n] = out_code(fma(alpha, acc, mul(beta, 0.0)), out_type, satfinite)
                     continue
             elif combine == "f32-tree":
@@ -228,6 +228,19 @@ def test_combines(plan, grain, s):
     order = "cutlass-2x" if plan.startswith("cutlass") else "fold"
     D = tcemu.gemm(A, B, arch=ARCH, instr=FP8["ptx"], plan=plan, split_k=s, grain=grain)
     assert np.array_equal(D, expected(A, B, FP8, chunks, combine, order))
+
+
+def test_cutlass_parallel_with_another_epilogue_applies_it():
+    """The cleared-source step is LinearCombination's (cutlass-2x); another order given with the
+    parallel combine runs as written, scales and bias included."""
+    rng = np.random.default_rng(3)
+    A, B = fp8_operands(rng, 4, 256, 8)
+    sb = (rng.random(8) + 0.5).astype(np.float32)
+    bias = rng.standard_normal(8).astype(np.float32)
+    D = tcemu.gemm(A, B, arch=ARCH, instr=FP8["ptx"], plan="cutlass-parallel", split_k=2, grain=64, epilogue="fold",
+                   alpha=0.3, b_scale=sb, bias=bias)
+    assert np.array_equal(D, expected(A, B, FP8, [128, 128], "cutlass-parallel", "fold", alpha=float(np.float32(0.3)),
+                                      b_scale=sb, bias=bias))
 
 
 @pytest.mark.parametrize("out_type", ["f32", "bf16", "e4m3"])

@@ -20,6 +20,7 @@
 #include "tcemu_golden/evaluate.hpp"
 #include "tcemu/ptx_cvt.hpp"
 #include "tcemu_golden/golden.hpp"
+#include "golden_test_support.hpp"
 #include "tcemu_ref/convert_ref.hpp"
 #include "tcemu_ref/datapath_ref.hpp"
 
@@ -41,7 +42,7 @@ std::vector<std::string> set_files() {
 
 TEST(GoldenCommittedSet, IsPresentAndSmall) {
   const std::vector<std::string> files = set_files();
-  EXPECT_GE(files.size(), 28u);  // 26 catalog families, conversions, PTX cvt
+  EXPECT_GE(files.size(), 29u);  // 26 catalog families, conversions, PTX cvt, GEMM plans
   size_t bytes = 0;
   for (const std::string& f : files) bytes += std::filesystem::file_size(f);
   // Every catalog entry's datapath with >= 256 dot products: about 6 MB of hex-in-JSON.
@@ -69,31 +70,8 @@ TEST_P(CommittedFile, RegressionEmulatorReproducesEveryCase) {
 
 // The reference's result for element (m, n) of an MMA case (default options only).
 uint64_t reference_element(const Case& c, size_t m, size_t n) {
-  const InstrEntry& e = *c.mma.entry;
-  const size_t K = static_cast<size_t>(c.mma.K);
-  std::vector<uint64_t> a(K), b(K), sa, sb;
-  for (size_t k = 0; k < K; ++k) {
-    a[k] = c.operands.at("A").at(m, k);
-    b[k] = c.operands.at("B").at(k, n);
-  }
   const uint64_t cc = c.operands.count("C") ? c.operands.at("C").at(m, n) : 0;
-  DatapathParams p = e.params;
-  p.L = std::min(p.L, e.K);  // an instruction whose K is below L runs one K-term step (mma.hpp)
-  BlockScales s;
-  const BlockScales* sp = nullptr;
-  if (e.scale_type) {
-    const size_t nb = K / static_cast<size_t>(e.scale_block);
-    for (size_t j = 0; j < nb; ++j) {
-      sa.push_back(c.operands.at("scale_A").at(m, j));
-      sb.push_back(c.operands.at("scale_B").at(n, j));
-    }
-    s.fmt = *e.scale_type;
-    s.block = e.scale_block;
-    s.a = sa;
-    s.b = sb;
-    sp = &s;
-  }
-  return ref::fdpa_dot(p, e.atype, e.btype, a, b, cc, sp);
+  return test::reference_dot(c, m, n, 0, static_cast<size_t>(c.mma.K), cc);
 }
 
 TEST_P(CommittedFile, ReferenceAgreesGivenCatalogParams) {
@@ -158,7 +136,9 @@ TEST_P(CommittedFile, ReferenceAgreesGivenCatalogParams) {
       ++checked;
     }
   }
-  if (checked == 0) GTEST_SKIP() << "no case in this file has a model the reference defines (PTX cvt packing)";
+  if (checked == 0)
+    GTEST_SKIP() << "no case in this file has a model this test gives the reference (PTX cvt packing; gemm cases: "
+                    "golden_gemm_case_test)";
 }
 
 // golden/sets/index.json names, for every catalog entry, the cases of its datapath.

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "cli_device.hpp"
+#include "cli_plan.hpp"
 #include "cli_util.hpp"
 #include "tcemu/catalog_suggest.hpp"
 #include "commands.hpp"
@@ -40,6 +41,8 @@ struct GenArgs {
   std::string recipe;
   size_t rows = 4, cols = 64;
   std::string device = "cpu";
+  bool gemm = false;  // op gemm cases (--gemm, or any option of `plan`)
+  PlanArgs plan;
 };
 
 std::vector<Dist> dists_arg(const std::string& s, const char* flag) {
@@ -207,16 +210,38 @@ void add_convert_cases(const GenArgs& g, uint64_t seed, GoldenFile& file) {
   }
 }
 
+// Gemm cases: the MMA requests' operands, the plan and epilogue of the plan options, D by tcemu::gemm.
+void add_gemm_cases(const GenArgs& g, uint64_t seed, GoldenFile& file) {
+  std::vector<MmaGenRequest> requests;
+  add_mma_requests(g, seed, {}, requests);
+  GemmGenRequest r;
+  r.plan = plan_request(g.plan);
+  PlanArgs p = g.plan;
+  p.satfinite = g.satfinite;  // golden gen's --satfinite: the output conversion saturates
+  r.epilogue = plan_epilogue(p);
+  for (const MmaGenRequest& q : requests) {
+    r.mma = q;
+    try {
+      file.cases.push_back(generate_gemm(r));
+    } catch (const GoldenError& e) {
+      throw InputError(std::string("golden gen --gemm: ") + e.what());
+    }
+  }
+}
+
 int run_gen(const GenArgs& g) {
   check_sizes(g);
   GoldenFile file;
   file.description = g.description;
+  const bool gemm = g.gemm || g.plan.any_given();
   const int modes = !g.instr.empty() + !g.cvt.empty() + !g.from.empty() + !g.recipe.empty();
   if (modes != 1) throw InputError("golden gen: give exactly one of --instr (with --arch), --cvt, --from/--to, or --recipe");
+  if (gemm && g.instr.empty())
+    throw InputError("golden gen: --gemm and the plan options (--plan, --split-k, --chunks, --alpha, --out-type, ...) need --instr");
   std::vector<MmaGenRequest> mma_requests;  // generated together, in parallel, after the loop
   // --device cuda: the MMA cases' D from the emulator on the GPU, one case at a time.
-  if (const auto asked = parse_device(g.device); asked && asked->kind == DeviceSpec::Kind::cuda && g.instr.empty())
-    throw InputError("--device " + to_string(*asked) + ": only MMA cases (--instr) are computed on a GPU");
+  if (const auto asked = parse_device(g.device); asked && asked->kind == DeviceSpec::Kind::cuda && (g.instr.empty() || gemm))
+    throw InputError("--device " + to_string(*asked) + ": only MMA cases (--instr without the GEMM plan options) are computed on a GPU");
   const DeviceSpec dev = device_arg(g.device);
   MmaGenRequest::Compute compute;
   if (dev.kind == DeviceSpec::Kind::cuda)
@@ -228,6 +253,7 @@ int run_gen(const GenArgs& g) {
   for (int i = 0; i < g.cases; ++i) {
     const uint64_t seed = g.seed + static_cast<uint64_t>(i);
     if (!g.recipe.empty()) add_quantize_cases(g, seed, file);
+    else if (gemm) add_gemm_cases(g, seed, file);
     else if (!g.instr.empty()) add_mma_requests(g, seed, compute, mma_requests);
     else if (!g.cvt.empty()) add_cvt_cases(g, seed, file);
     else add_convert_cases(g, seed, file);
@@ -269,6 +295,7 @@ int run_gen_set(const std::string& dir) {
   for (auto& [name, file] : fams.files) put(name, std::move(file));
   put("conversions.json", conversion_set());
   put("ptx_cvt.json", cvt_set());
+  put("gemm_plans.json", gemm_plan_set());
   {
     const std::vector<CoveredEntry>& index = fams.index;
     std::ofstream out(dir + "/index.json");
@@ -333,6 +360,9 @@ void add_golden_command(CLI::App& app, Runner& run) {
   gen->add_option("--recipe", g->recipe, "quantize case: a recipe of `tcemu quantize --list` (x of --rows x --cols from --dist)");
   gen->add_option("--rows", g->rows, "quantize case: rows of x")->capture_default_str();
   gen->add_option("--cols", g->cols, "quantize case: columns of x")->capture_default_str();
+  gen->add_flag("--gemm", g->gemm, "write op gemm cases: the instruction's GEMM with a K schedule and an epilogue (docs/gemm.md); "
+                "any of the options below implies it");
+  add_plan_options(gen, g->plan, false);  // --satfinite (above) saturates the GEMM's output too
   gen->add_option("--device", g->device, kDeviceHelp)->capture_default_str();
   gen->add_option("--npy-threshold", g->npy_threshold,
                   "arrays with more elements go to .npy files next to the JSON (0: all inline hex)")

@@ -198,6 +198,9 @@ std::string why_not_runnable(const Case& c, const DeviceInfo& dev) {
   if (c.op == OpKind::convert)
     return "op convert models a software conversion convention, not a PTX instruction (use op cvt)";
   if (c.op == OpKind::quantize) return "op quantize models a software quantization recipe, not a PTX instruction";
+  if (c.op == OpKind::gemm)
+    return "op gemm models a library GEMM's split-K plan and epilogue, not one PTX instruction (run the library, "
+           "then tcemu compare its D)";
   if (c.op == OpKind::cvt) {
     // A cvt case runs on every target whose ptxas accepts the spelling (cvt_variants.cuh).
     const CvtInfo* cv = find_cvt(c.cvt.ptx);

@@ -230,7 +230,7 @@ void run_file(const std::string& label, tg::GoldenFile& gf, const DeviceInfo& de
     Outcome o;
     o.file = label;
     o.name = c.name;
-    o.what = c.op == tg::OpKind::mma ? c.mma.ptx : c.op == tg::OpKind::cvt ? c.cvt.ptx : "convert";
+    o.what = c.op == tg::OpKind::mma || c.op == tg::OpKind::gemm ? c.mma.ptx : c.op == tg::OpKind::cvt ? c.cvt.ptx : "convert";
     if (!only.empty() && o.what.find(only) == std::string::npos && c.name.find(only) == std::string::npos) continue;
     const std::string why = why_not_runnable(c, dev);
     if (!why.empty()) {

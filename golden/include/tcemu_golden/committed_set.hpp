@@ -46,5 +46,11 @@ std::vector<CoveredEntry> read_committed_index(const std::string& path);
 // Conversions under every convention for the narrow formats, and every PTX cvt variant.
 GoldenFile conversion_set(uint64_t seed = 1);
 GoldenFile cvt_set(uint64_t seed = 1);
+// gemm_plans.json: op gemm cases (docs/gemm.md) on small problems: every combine (cuBLASLt's
+// bitequiv split with an empty slice, f32 forward and tree, CUTLASS serial and parallel), one
+// chain, explicit chunks, every epilogue order, per-tensor and rowwise scales, bias, beta * C,
+// every output type with and without saturation (FP8 outputs that overflow), f16 accumulators
+// and block scales.
+GoldenFile gemm_plan_set(uint64_t seed = 1);
 
 }  // namespace tcemu::golden

@@ -17,7 +17,10 @@ struct MmaInputs {
   std::vector<uint64_t> A, B, C, sa, sb;
   MmaProblem problem(const Case& c) const;
 };
-MmaInputs mma_inputs(const Case& c);
+MmaInputs mma_inputs(const Case& c);  // mma: C of zeros when absent; gemm: C empty when absent
+
+// The plan of a gemm case with its epilogue vectors (a_scale, b_scale, bias) from the operands.
+GemmPlan gemm_plan(const Case& c);
 
 // The emulator's result for the case, in logical order (row-major M x N for mma, one code per
 // element / destination register for conversions). Throws GoldenError when the emulator

@@ -74,6 +74,18 @@ Case generate_mma(const MmaGenRequest& r);
 // A request that fails throws what generate_mma throws (the first failing request's error).
 std::vector<Case> generate_mma_cases(std::span<const MmaGenRequest> requests, const Exec& exec = {});
 
+// A gemm case (`tcemu golden gen --gemm`): A, B and block scales drawn as generate_mma draws
+// them (C as f32 codes, drawn only when beta != 0: the epilogue reads it as beta * C), the
+// plan resolved from `plan` (resolve_plan: preset, split count and grain, or chunks; the
+// epilogue order), the epilogue's alpha, beta, vectors and output conversion from `epilogue`,
+// D by tcemu::gemm. Throws GoldenError naming what is wrong with the plan.
+struct GemmGenRequest {
+  MmaGenRequest mma;  // instruction, shape, distributions, orders, seed, name; options: promotion, negation
+  PlanRequest plan;
+  Epilogue epilogue;  // its order is replaced by the resolved plan's
+};
+Case generate_gemm(const GemmGenRequest& r);
+
 struct ConvertGenRequest {
   Fmt from = Fmt::f32, to = Fmt::e4m3;
   std::string convention = "ptx";

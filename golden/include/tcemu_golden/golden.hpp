@@ -24,6 +24,7 @@
 #include "tcemu/catalog.hpp"
 #include "tcemu/convert.hpp"
 #include "tcemu/format.hpp"
+#include "tcemu/gemm.hpp"
 #include "tcemu/mma.hpp"
 #include "tcemu/ptx_cvt.hpp"
 #include "tcemu/quant_recipe.hpp"
@@ -92,7 +93,7 @@ struct Array {
 Array make_array(const ElemType& t, size_t rows, size_t cols, const std::vector<uint64_t>& codes, bool col_major = false,
                  bool is_vector = false);
 
-enum class OpKind { mma, convert, cvt, quantize };
+enum class OpKind { mma, convert, cvt, quantize, gemm };
 std::string_view to_string(OpKind k);
 
 struct MmaSpec {
@@ -127,6 +128,20 @@ struct QuantSpec {
 
 // Where the expected result came from. source "tcemu": generated (tcemu_version, model,
 // seed, generator settings); source "hardware": measured (gpu, driver, cuda, date).
+// op "gemm": a library GEMM (tcemu/gemm.hpp) of the instruction in Case::mma (instruction,
+// shape, tile; promotion and negation in mma.options): the K schedule and the epilogue.
+// plan.epilogue's vectors stay empty here: a_scale, b_scale and bias are operands of the case
+// (gemm_plan() in evaluate.hpp puts them in).
+struct GemmSpec {
+  GemmPlan plan;                      // chunks (empty: one chain), combine, epilogue scalars, mma options
+  std::optional<std::string> preset;  // the named plan it came from (plan_presets())
+  std::optional<int> split_k, grain;  // how the chunks were computed, when from a split count
+};
+
+// The plan in a few characters, for case names and reports: "cublaslt-bitequiv-s3-k128.128.64",
+// "chain", "f32-tree-k96.128.96".
+std::string plan_summary(const GemmSpec& g);
+
 struct Provenance {
   std::string source = "tcemu";
   nlohmann::json fields = nlohmann::json::object();  // every field, source included
@@ -139,11 +154,14 @@ struct Case {
   ConvertSpec conv;
   CvtSpec cvt;
   QuantSpec quant;
+  GemmSpec gemm;
   // mma: A (M x K), B (K x N), C (M x N), scale_A (M x K/block), scale_B (N x K/block).
   // convert: x (n), rbits (n, b32, Round::rs only). cvt: src (n x registers), rbits (n).
   // quantize: x (rows x cols, f32/f16/bf16), rbits (b32, stochastic rounding only).
+  // gemm: A, B, scale_A, scale_B as mma; C (M x N f32, only when beta != 0); a_scale (f32 [1]
+  // or [M]), b_scale (f32 [1] or [N]), bias (f32 [N]), each optional.
   std::map<std::string, Array> operands;
-  Array expected;  // mma: D (M x N); convert: y (n); cvt: d (n); quantize: codes (rows x cols)
+  Array expected;  // mma: D (M x N); gemm: D (M x N, the output type); convert: y (n); cvt: d (n); quantize: codes (rows x cols)
   std::string expected_name = "D";
   // Expected arrays besides `expected` (only quantize has any: "scales", and "global" for
   // NVFP4). Written and read next to `expected` under "expected" in the JSON.
@@ -168,6 +186,11 @@ GoldenFile parse_golden(const nlohmann::json& doc, const std::string& dir, const
 void write_golden(const std::string& path, GoldenFile& file, size_t npy_threshold = 4096);
 // The JSON document (arrays whose `npy` is set are referenced, not inlined).
 nlohmann::json to_json(const GoldenFile& file);
+
+// An f32 scalar in JSON as its bits, "0x" and 8 lower-case hex digits (NaN, Inf and -0 survive);
+// parse_f32_hex takes either case and gives nullopt for anything else.
+std::string f32_hex(uint32_t bits);
+std::optional<uint32_t> parse_f32_hex(std::string_view s);
 
 // Hex encoding of storage codes: `digits` characters per code, lower case.
 std::string to_hex_string(const Array& a);

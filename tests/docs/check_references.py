@@ -49,6 +49,7 @@ EXTERNAL_FILES = {
     "aten/src/ATen/cuda/CUDABlas.cpp", "common/cast/nvfp4/quantize_4over6_nvfp4.cuh",
     "common/cast/dispatch/quantize.cuh", "exmy_base.h", "numeric_conversion.h", "NVPTXSubtarget.h",
     "mmasim/arithmetic/fdpa.py", "mmasim/nv_ptx/sim.py", "arithmetic/fma_cpu.cpp", "round.py",
+    "mmasim/nv_ptx/isa_mma.py", "isa_wgmma.py", "isa_tcgen05mma.py", "fdpa.py", "helper.py",
     "random.md", "run.md",
     "04-2cta-block-scale-matmul.py",
     "04_mma_tma_2sm_sm100_mxfp8.cu",

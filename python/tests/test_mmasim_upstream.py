@@ -119,7 +119,7 @@ def _id(c):
 
 # ---- operands ---------------------------------------------------------------------------
 
-# (exponent bits, mantissa bits, has Inf/NaN codes) of each operand format's code.
+# (exponent bits, mantissa bits) of each format's code (tf32 in its f32 container).
 LAYOUT = {"f32": (8, 23), "tf32": (8, 23), "f16": (5, 10), "bf16": (8, 7), "e4m3": (4, 3), "e5m2": (5, 2),
           "e3m2": (3, 2), "e2m3": (2, 3), "e2m1": (2, 1), "ue8m0": (8, 0), "ue4m3": (4, 3)}
 TORCH = {"f32": torch.float32, "tf32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,

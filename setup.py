@@ -19,10 +19,17 @@ class CMakeBuild(build_ext):
     def build_extension(self, ext):
         build = os.path.join(os.path.abspath(self.build_temp), "cmake")
         os.makedirs(build, exist_ok=True)
+        # pybind11: the building interpreter's own when it has one (pip install pybind11, or
+        # the test environment's), else the one CMake finds (CMakeLists.txt).
+        try:
+            import pybind11
+            pyb = ["-DTCEMU_PYBIND11_FROM_VENV=OFF", f"-Dpybind11_DIR={pybind11.get_cmake_dir()}"]
+        except ImportError:
+            pyb = []
         subprocess.check_call(["cmake", "-S", ROOT, "-B", build, "-DCMAKE_BUILD_TYPE=Release",
                                "-DTCEMU_BUILD_TESTS=OFF", "-DTCEMU_BUILD_BENCH=OFF", "-DTCEMU_BUILD_TOOLS=OFF",
                                "-DTCEMU_ENABLE_CUDA=" + os.environ.get("TCEMU_ENABLE_CUDA", "OFF"),
-                               f"-DPython3_EXECUTABLE={sys.executable}"])
+                               f"-DPython3_EXECUTABLE={sys.executable}", *pyb])
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
         subprocess.check_call(["cmake", "--build", build, "--target", "tcemu_python", "-j", jobs])
         built = os.path.join(build, "python", "tcemu")

@@ -38,18 +38,25 @@ else
 fi
 
 # The Python test environment: requirements.txt (every version pinned) in a virtual environment
-# of Debian's /usr/bin/python3, outside the clone so that clones share it. Made again only when
-# requirements.txt changes (its hash is kept beside it). scripts/venv.sh prints its path.
+# of Debian's /usr/bin/python3, outside the clone so that clones share it, and each package of
+# requirements-side.txt in a directory of its own below it (side/NAME-VERSION, pip --target,
+# no dependencies). Made again when either file changes (their hash is kept beside it, and
+# the default path scripts/venv.sh prints carries it). scripts/venv.sh prints its path.
 venv="$("$(dirname "$0")/venv.sh")"
 req="$(dirname "$0")/../requirements.txt"
-want="$(sha256sum < "$req" | cut -d' ' -f1)"
+side="$(dirname "$0")/../requirements-side.txt"
+want="$(cat "$req" "$side" | sha256sum | cut -d' ' -f1)"
 if [ -x "$venv/bin/python" ] && [ "$(cat "$venv/.tcemu-requirements" 2>/dev/null)" = "$want" ]; then
   echo "install-deps: $venv is up to date"
 else
-  echo "install-deps: installing requirements.txt into $venv"
+  echo "install-deps: installing requirements.txt and requirements-side.txt into $venv"
   rm -rf "$venv"
   mkdir -p "$(dirname "$venv")"
   /usr/bin/python3 -m venv "$venv"
   "$venv/bin/pip" install -q --no-input --disable-pip-version-check -r "$req"
+  grep -v '^[[:space:]]*\(#\|$\)' "$side" | while read -r pin; do
+    "$venv/bin/pip" install -q --no-input --disable-pip-version-check --no-deps \
+      --target "$venv/side/${pin/==/-}" "$pin"
+  done
   echo "$want" > "$venv/.tcemu-requirements"
 fi

@@ -36,7 +36,7 @@ nlohmann::json to_json_value(const py::handle& v, const std::string& key) {
   if (py::isinstance<py::int_>(v)) return v.cast<int64_t>();
   if (py::isinstance<py::float_>(v)) return v.cast<double>();
   if (py::isinstance<py::str>(v)) return v.cast<std::string>();
-  throw py::type_error(key + ": expected a str, bool or int, got " + std::string(py::str(v.get_type().attr("__name__"))));
+  throw py::type_error(key + ": expected a str, bool or int, got " + std::string(py::str(py::type::handle_of(v).attr("__name__"))));
 }
 
 }  // namespace

@@ -3,12 +3,15 @@ docs/conversions.md, "Library conventions"): every code of every source of 16 bi
 and stratified f32/f64 sets (upstream_sets.py) through ml_dtypes, gfloat and CUTLASS's host
 types and through tcemu.convert, comparing bits, for every format pair, rounding mode and
 saturation setting the library has. The libraries are the pinned ones of requirements.txt;
-a missing one fails the test (it does not skip)."""
+a missing one fails the test (it does not skip). ml_dtypes 0.6.0, which the ml-dtypes-0.6
+convention follows, lives in a directory of its own (requirements-side.txt): the ml_dtypes
+tests run again in a subprocess that imports it from there (test_ml_dtypes_0_6_release)."""
 
 import importlib.util
 import os
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -37,8 +40,12 @@ def _mismatch(src, dst, codes, want, got, what):
 
 # ---- ml_dtypes ---------------------------------------------------------------------------
 
-# The releases each convention follows (docs/conversions.md): the test runs the installed one.
-ML_CONVENTION = {"0.7.0": "ml-dtypes", "0.6.0": "ml-dtypes-0.6", "0.5.4": "ml-dtypes-0.6"}
+# The releases each convention follows (docs/conversions.md): the test runs the installed one
+# (0.7.0, requirements.txt) and, in a subprocess, 0.6.0 (requirements-side.txt).
+ML_CONVENTION = {"0.7.0": "ml-dtypes", "0.6.0": "ml-dtypes-0.6"}
+ML_SIDE = "0.6.0"
+# Set in that subprocess: the ml_dtypes release it must have imported.
+ML_WANT = os.environ.get("TCEMU_TEST_ML_DTYPES")
 MD = {"f64": np.float64, "f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16,
       "e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2, "e3m2": ml_dtypes.float6_e3m2fn,
       "e2m3": ml_dtypes.float6_e2m3fn, "e2m1": ml_dtypes.float4_e2m1fn, "ue8m0": ml_dtypes.float8_e8m0fnu}
@@ -47,6 +54,8 @@ NUMPY_ONLY = {"f64", "f32", "f16"}
 
 def ml_convention():
     v = ml_dtypes.__version__
+    if ML_WANT and v != ML_WANT:
+        pytest.fail(f"ml_dtypes {v} was imported ({ml_dtypes.__file__}); this run is for {ML_WANT}")
     if v not in ML_CONVENTION:
         pytest.fail(f"ml_dtypes {v}: no tcemu convention follows this release (requirements.txt pins 0.7.0)")
     return ML_CONVENTION[v]
@@ -87,6 +96,25 @@ def test_ml_dtypes_refuses_what_it_lacks():
     for kw in ({"round": "rz"}, {"relu": True}, {"ftz": True}):
         with pytest.raises(ValueError):
             tcemu.convert(np.uint32(0x3f800000), "f32", "e4m3", convention=conv, **kw)
+
+
+def test_ml_dtypes_0_6_release():
+    """The two tests above against ml_dtypes 0.6.0 (the ml-dtypes-0.6 convention), imported in a
+    subprocess from its own directory, "$(scripts/venv.sh)/side/ml_dtypes-0.6.0" (made by
+    scripts/install-deps.sh), with this environment's NumPy."""
+    if ML_WANT:
+        pytest.skip("this is the subprocess")
+    side = os.path.join(sys.prefix, "side", f"ml_dtypes-{ML_SIDE}")
+    if not os.path.isdir(os.path.join(side, "ml_dtypes")):
+        pytest.fail(f"no ml_dtypes {ML_SIDE} at {side} (requirements-side.txt; run scripts/install-deps.sh)")
+    env = dict(os.environ, TCEMU_TEST_ML_DTYPES=ML_SIDE,
+               PYTHONPATH=os.pathsep.join([side] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", os.path.abspath(__file__),
+                        "-k", "test_ml_dtypes_casts or test_ml_dtypes_refuses_what_it_lacks"],
+                       capture_output=True, text=True, env=env, cwd=HERE)
+    assert r.returncode == 0, f"ml_dtypes {ML_SIDE}:\n{r.stdout[-6000:]}\n{r.stderr[-2000:]}"
+    want = f"{len(MD) + 1} passed"  # every source of test_ml_dtypes_casts and the refusals
+    assert want in r.stdout and "skipped" not in r.stdout, f"expected {want}:\n{r.stdout[-2000:]}"
 
 
 # ---- gfloat ------------------------------------------------------------------------------

@@ -49,7 +49,13 @@ def numpy_cases():
 @pytest.mark.parametrize("arr", numpy_cases(), ids=lambda a: f"{a.dtype}{a.shape}{a.strides}")
 def test_numpy_capsules_read_as_numpy_describes_them(arr):
     info = dlpack_info(arr)
-    assert {k: info[k] for k in ("device", "ptr", "shape", "strides", "dtype", "itemsize")} == expect_numpy(arr)
+    want = expect_numpy(arr)
+    if arr.size == 0:
+        # the strides of an empty array describe no element, and NumPy's vary: NumPy 2.4 gives
+        # the array and its capsule 0 strides, NumPy 1.24 the array 0 and the capsule C strides
+        assert len(info["strides"]) == arr.ndim
+        want["strides"] = info["strides"]
+    assert {k: info[k] for k in ("device", "ptr", "shape", "strides", "dtype", "itemsize")} == want
     assert info["versioned"] in (False, True) and not info["read_only"]
 
 

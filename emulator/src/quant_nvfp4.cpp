@@ -221,6 +221,20 @@ float nvfp4_te_element_scale(uint8_t sfb, float s_enc, bool fast_math) {
   return fminf_c(1.0f / (sfb_f * s_dec), kFltMax);
 }
 
+namespace {
+// The TE variant (quant_nvfp4_te_variants.cpp) that options o ask for.
+Nvfp4TeVariant te_variant_of(const Nvfp4Options& o) {
+  Nvfp4TeVariant v;
+  v.four_over_six = o.four_over_six;
+  v.row_scaled = o.row_scaled;
+  v.e4m3_max = o.e4m3_max;
+  v.tile2d = o.tile2d;
+  v.err_fast_math = o.err_fast_math;
+  v.amax = o.global_amax;
+  return v;
+}
+}  // namespace
+
 std::string nvfp4_quantize_error(size_t n, size_t rows, size_t cols, const Nvfp4Options& o, size_t rbits) {
   if (n != rows * cols) return "tensor size does not match its shape";
   // NaN and Inf are amaxes a tensor can have (the implementations' NaN policies apply); a
@@ -237,13 +251,7 @@ std::string nvfp4_quantize_error(size_t n, size_t rows, size_t cols, const Nvfp4
     if (o.fast_math) return "4over6 / row-scaled NVFP4 is modelled without fast math (TE ignores it under 4over6)";
     if (o.te_test_reference) return "TE's test reference (te_test_reference) is modelled for the plain te order only";
     if (o.row_scaled && o.global_amax) return "row-scaled NVFP4 takes each row's amax; global_amax does not apply";
-    Nvfp4TeVariant v;
-    v.four_over_six = o.four_over_six;
-    v.row_scaled = o.row_scaled;
-    v.e4m3_max = o.e4m3_max;
-    v.tile2d = o.tile2d;
-    v.err_fast_math = o.err_fast_math;
-    return nvfp4_te_variant_error(n, rows, cols, v);
+    return nvfp4_te_variant_error(n, rows, cols, te_variant_of(o));
   }
   if (o.round == Round::rs) {
     if (!nvfp4_te_order(o.order)) return "stochastic rounding is modelled for TE's order only (cvt.rs)";
@@ -344,14 +352,7 @@ struct Nvfp4Scaler {
 namespace {
 // TE's 4over6 / row-scaled kernels (quant_nvfp4_te_variants.cpp) in the layout of Nvfp4Tensor.
 Nvfp4Tensor nvfp4_variant_tensor(std::span<const float> x, size_t rows, size_t cols, const Nvfp4Options& o) {
-  Nvfp4TeVariant v;
-  v.four_over_six = o.four_over_six;
-  v.row_scaled = o.row_scaled;
-  v.e4m3_max = o.e4m3_max;
-  v.tile2d = o.tile2d;
-  v.err_fast_math = o.err_fast_math;
-  v.amax = o.global_amax;
-  Nvfp4TeVariantTensor t = nvfp4_te_variant_quantize(x, rows, cols, v);
+  Nvfp4TeVariantTensor t = nvfp4_te_variant_quantize(x, rows, cols, te_variant_of(o));
   Nvfp4Tensor q;
   q.grid = make_grid(rows, cols, o.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);
   q.order = o.order;

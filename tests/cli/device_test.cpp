@@ -116,7 +116,7 @@ TEST(CliDevice, GoldenGenCudaOnlyForMmaCases) {
     const auto r = run_tcemu(dir(), "golden gen --cvt cvt.rn.satfinite.e4m3x2.f32 -o " + dir() + "/c.json --device " + spelling);
     EXPECT_EQ(r.rc, 2);
     EXPECT_EQ(r.err, "tcemu: --device " + std::string(spelling == "cuda" ? "cuda:0" : spelling) +
-                         ": only MMA cases (--instr) are computed on a GPU\n");
+                         ": only MMA cases (--instr without the GEMM plan options) are computed on a GPU\n");
   }
   EXPECT_EQ(run_tcemu(dir(), "golden gen --cvt cvt.rn.satfinite.e4m3x2.f32 -o " + dir() + "/c.json --device cpu").rc, 0);
 }

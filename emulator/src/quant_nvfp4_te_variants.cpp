@@ -160,7 +160,7 @@ Nvfp4TeVariantTensor nvfp4_te_variant_quantize(std::span<const float> x, size_t 
       }
       const ScalePair p = scale_pair(block_amax, s_enc);
       std::array<float, kGroup> err4{}, err6{};
-      std::vector<uint8_t> q4(block_rows * kGroup), q6(block_rows * kGroup);
+      std::array<uint8_t, kGroup * kGroup> q4{}, q6{};  // up to 16 rows of one block, no allocation per block
       for (size_t i = 0; i < block_rows; ++i) {
         err4[i] = block_error(group(r0 + i), p.map4, p.inv4, amax, s_enc, v.e4m3_max, v.four_over_six, v.err_fast_math,
                               &q4[i * kGroup]);

@@ -178,7 +178,6 @@ def run_gemm(recipe, role, arch, qa, qb, out_dtype, device, *, bias=None, where=
         # TE's row-scaled NVFP4 GEMM (cpp_extensions/gemm.py general_gemm): both amaxes set to 1,
         # no bias, f32 output, beta 0; the amaxes and the bias are applied below in torch.
         kw["alpha"] = _tcemu.te_nvfp4_gemm_alpha(1.0, 1.0, 1.0, qa.e4m3_max, qb.e4m3_max)
-        gemm_dtype = torch.float32
     elif qa.scaling == "nvfp4":
         if recipe.nvfp4_epilogue == "te":
             kw["alpha"] = _tcemu.te_nvfp4_gemm_alpha(1.0, qa.amax, qb.amax, qa.e4m3_max, qb.e4m3_max)

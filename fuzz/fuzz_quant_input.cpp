@@ -21,7 +21,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static constexpr tcemu::Exec kOneThread{1};
   static const tcemu::quant::Recipe recipe = *tcemu::quant::find_recipe("mxfp8");
   try {
-    tcemu::npy::Array r = tcemu::npy::parse(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.npy");
+    tcemu::Result<tcemu::npy::Array> parsed =
+        tcemu::npy::parse(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.npy");
+    if (!parsed.ok()) return 0;
+    tcemu::npy::Array& r = parsed.value;
     tcemu::io::NpyArray a;
     a.descr = std::move(r.header.descr);
     a.shape = std::move(r.header.shape);
@@ -31,7 +34,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const tcemu::Result<tcemu::quant::Quantized> q = tcemu::quant::quantize(recipe, in.values, in.rows, in.cols, {}, kOneThread);
     if (!q.ok() && q.error.find(' ') == std::string::npos) std::abort();  // an error is a message
     if (q.ok() && q.value.codes.size() != in.values.size()) std::abort();
-  } catch (const tcemu::npy::Error&) {
   } catch (const tcemu::cli::InputError&) {
   } catch (const tcemu::io::NpyError&) {
   }

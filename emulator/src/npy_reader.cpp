@@ -8,7 +8,22 @@
 namespace tcemu::npy {
 namespace {
 
-[[noreturn]] void fail(const std::string& where, const std::string& what) { throw Error(where + ": " + what); }
+// Inside this file a problem unwinds to the public function, which returns it (the library's
+// convention: docs/architecture.md, "Errors").
+struct Bad : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+[[noreturn]] void fail(const std::string& where, const std::string& what) { throw Bad(where + ": " + what); }
+
+// f() as a Result: its value, or the message of the problem it found.
+template <class F>
+auto returned(F&& f) -> Result<decltype(f())> {
+  try {
+    return {f(), {}};
+  } catch (const Bad& e) {
+    return Result<decltype(f())>::failure(e.what());
+  }
+}
 
 // Header text quoted in a message: at most 40 characters, unprintable bytes as '?'.
 std::string excerpt(std::string_view s) {
@@ -19,6 +34,9 @@ std::string excerpt(std::string_view s) {
 }
 
 // A recursive-descent reader of the header's dict literal.
+size_t count_of(const std::vector<size_t>& shape, const std::string& where);
+Header descr_of(std::string_view d, const std::string& where);
+
 class HeaderParser {
  public:
   HeaderParser(std::string_view text, const std::string& where) : s_(text), where_(where) {}
@@ -38,7 +56,7 @@ class HeaderParser {
         if (have_descr) bad("duplicate key 'descr'");
         have_descr = true;
         const std::string d = string_literal("descr as a string such as '<f4'");
-        const Header t = parse_descr(d, where_);
+        const Header t = descr_of(d, where_);
         h.descr = t.descr;
         h.kind = t.kind;
         h.item_size = t.item_size;
@@ -72,7 +90,7 @@ class HeaderParser {
     if (!have_descr) bad("the header has no 'descr'");
     if (!have_order) bad("the header has no 'fortran_order'");
     if (!have_shape) bad("the header has no 'shape'");
-    h.count = checked_count(h.shape, where_);
+    h.count = count_of(h.shape, where_);
     return h;
   }
 
@@ -177,9 +195,7 @@ void preamble(std::string_view b, const std::string& where, size_t& start, size_
     fail(where, "the .npy header claims " + std::to_string(len) + " bytes (at most " + std::to_string(kMaxHeaderBytes) + " are read)");
 }
 
-}  // namespace
-
-size_t checked_count(const std::vector<size_t>& shape, const std::string& where) {
+size_t count_of(const std::vector<size_t>& shape, const std::string& where) {
   size_t n = 1;
   for (size_t d : shape)
     if (d != 0 && n > std::numeric_limits<size_t>::max() / d) {
@@ -192,7 +208,7 @@ size_t checked_count(const std::vector<size_t>& shape, const std::string& where)
   return n;
 }
 
-Header parse_descr(std::string_view d, const std::string& where) {
+Header descr_of(std::string_view d, const std::string& where) {
   Header h;
   const std::string shown = "dtype '" + excerpt(d) + "'";
   if (d.size() != 3) fail(where, "unsupported " + shown + " (little-endian numeric dtypes such as '<f4' or '|u1' only)");
@@ -211,7 +227,7 @@ Header parse_descr(std::string_view d, const std::string& where) {
   return h;
 }
 
-Header parse_header(std::string_view prefix, uint64_t file_size, const std::string& where) {
+Header header_of(std::string_view prefix, uint64_t file_size, const std::string& where) {
   size_t start = 0, len = 0;
   preamble(prefix, where, start, len);
   if (prefix.size() < start + len || file_size < start + len) fail(where, "truncated .npy header");
@@ -230,15 +246,15 @@ Header parse_header(std::string_view prefix, uint64_t file_size, const std::stri
   return h;
 }
 
-Array parse(std::string_view file, const std::string& where) {
+Array array_of(std::string_view file, const std::string& where) {
   Array a;
-  a.header = parse_header(file, file.size(), where);
+  a.header = header_of(file, file.size(), where);
   const auto* p = reinterpret_cast<const uint8_t*>(file.data()) + a.header.data_offset;
   a.data.assign(p, p + a.header.data_bytes);
   return a;
 }
 
-Array read(const std::string& path) {
+Array file_of(const std::string& path) {
   std::ifstream f(path, std::ios::binary | std::ios::ate);
   if (!f) fail(path, "cannot open");
   const std::streamoff end = f.tellg();
@@ -256,11 +272,29 @@ Array read(const std::string& path) {
   f.seekg(0);
   if (!f.read(head.data(), static_cast<std::streamsize>(head.size()))) fail(path, "read error");
   Array a;
-  a.header = parse_header(head, size, path);
+  a.header = header_of(head, size, path);
   a.data.resize(a.header.data_bytes);  // equal to what the file holds: checked above
   if (a.header.data_bytes && !f.read(reinterpret_cast<char*>(a.data.data()), static_cast<std::streamsize>(a.header.data_bytes)))
     fail(path, "read error in the data");
   return a;
+}
+
+}  // namespace
+
+Result<size_t> checked_count(const std::vector<size_t>& shape, const std::string& where) {
+  return returned([&] { return count_of(shape, where); });
+}
+Result<Header> parse_descr(std::string_view descr, const std::string& where) {
+  return returned([&] { return descr_of(descr, where); });
+}
+Result<Header> parse_header(std::string_view prefix, uint64_t file_size, const std::string& where) {
+  return returned([&] { return header_of(prefix, file_size, where); });
+}
+Result<Array> parse(std::string_view file, const std::string& where) {
+  return returned([&] { return array_of(file, where); });
+}
+Result<Array> read(const std::string& path) {
+  return returned([&] { return file_of(path); });
 }
 
 }  // namespace tcemu::npy

@@ -45,7 +45,7 @@ bool in_parallel() {
 
 }  // namespace
 
-const char* threads_env_error() {
+std::string threads_env_error() {
   return env_threads() < 0 ? "TCEMU_NUM_THREADS must be an integer from 1 to 4096" : "";
 }
 

@@ -85,13 +85,11 @@ void set_arch(PtxCvt& c) {
 
 }  // namespace
 
-std::optional<PtxCvt> parse_ptx_cvt(std::string_view spelling, std::string* error) {
-  auto err = [&](const std::string& e) -> std::optional<PtxCvt> {
-    if (error) {  // built piecewise: g++ 12 warns falsely (-Wrestrict) on "'" + std::string
-      error->assign(1, '\'');
-      error->append(spelling).append("': ").append(e);
-    }
-    return std::nullopt;
+Result<PtxCvt> parse_ptx_cvt(std::string_view spelling) {
+  auto err = [&](const std::string& e) {
+    std::string m(1, '\'');  // built piecewise: g++ 12 warns falsely (-Wrestrict) on "'" + std::string
+    m.append(spelling).append("': ").append(e);
+    return Result<PtxCvt>::failure(std::move(m));
   };
   std::vector<std::string_view> t = split(spelling, '.');
   if (t.size() < 3 || t[0] != "cvt") return err("not a cvt instruction (expected cvt.<modifiers>.<dtype>.<atype>)");
@@ -149,7 +147,7 @@ std::optional<PtxCvt> parse_ptx_cvt(std::string_view spelling, std::string* erro
   c.options = *r.options;
   c.sm90_tf32_satfinite_nan = c.dst == Fmt::tf32 && c.options.round == Round::rna && c.options.satfinite;
   set_arch(c);
-  return c;
+  return {c, {}};
 }
 
 int ptx_cvt_dst_bits(const PtxCvt& c) {

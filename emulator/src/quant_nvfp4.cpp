@@ -400,9 +400,9 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
   const ConvertOptions e2m1 = ptx_sat_rn();  // cvt.rn.satfinite.e2m1x2.f32; torchao's cast saturates too
   std::optional<PtxCvt> cvt;
   if (o.round == Round::rs) {
-    std::string err;
-    cvt = parse_ptx_cvt("cvt.rs.satfinite.e2m1x4.f32", &err);
-    if (!cvt) throw std::logic_error("PTX catalog lacks cvt.rs.satfinite.e2m1x4.f32: " + err);
+    const Result<PtxCvt> p = parse_ptx_cvt("cvt.rs.satfinite.e2m1x4.f32");
+    if (!p.ok()) throw std::logic_error("PTX catalog lacks cvt.rs.satfinite.e2m1x4.f32: " + p.error);
+    cvt = p.value;
   }
   q.codes.resize(x.size());
   const BlockGrid& grid = q.grid;

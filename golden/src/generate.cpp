@@ -555,9 +555,9 @@ Case generate_convert(const ConvertGenRequest& q) {
 Case generate_cvt(const CvtGenRequest& q) {
   Case c;
   c.op = OpKind::cvt;
-  std::string err;
-  std::optional<PtxCvt> p = parse_ptx_cvt(q.ptx, &err);
-  if (!p) throw GoldenError(err);
+  const Result<PtxCvt> parsed = parse_ptx_cvt(q.ptx);
+  if (!parsed.ok()) throw GoldenError(parsed.error);
+  const PtxCvt* p = &parsed.value;
   c.cvt.ptx = q.ptx;
   c.cvt.parsed = *p;
   c.cvt.rs_map = q.rs_map;

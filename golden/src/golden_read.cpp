@@ -508,10 +508,9 @@ void read_cvt(Case& c, const json& j, const std::string& w, const std::string& d
   only_keys(ins, wi, {"ptx", "rs_map"});
   CvtSpec& s = c.cvt;
   s.ptx = need_string(ins, "ptx", wi);
-  std::string err;
-  std::optional<PtxCvt> p = parse_ptx_cvt(s.ptx, &err);
-  if (!p) fail(wi + ".ptx", err);
-  s.parsed = *p;
+  Result<PtxCvt> p = parse_ptx_cvt(s.ptx);
+  if (!p.ok()) fail(wi + ".ptx", p.error);
+  s.parsed = p.value;
   if (ins.contains("rs_map")) {
     const std::string m = need_string(ins, "rs_map", wi);
     if (m == "ptx_doc") s.rs_map = RsBitMap::ptx_doc;

@@ -6,19 +6,15 @@
 
 namespace tcemu::io {
 size_t NpyArray::item_size() const {
-  try {
-    return npy::parse_descr(descr, "npy").item_size;
-  } catch (const npy::Error& e) {
-    throw NpyError(e.what());
-  }
+  Result<npy::Header> h = npy::parse_descr(descr, "npy");
+  if (!h.ok()) throw NpyError(h.error);
+  return h.value.item_size;
 }
 
 size_t NpyArray::count() const {
-  try {
-    return npy::checked_count(shape, "npy");
-  } catch (const npy::Error& e) {
-    throw NpyError(e.what());
-  }
+  Result<size_t> n = npy::checked_count(shape, "npy");
+  if (!n.ok()) throw NpyError(n.error);
+  return n.value;
 }
 
 uint64_t NpyArray::bits(size_t i) const {
@@ -30,12 +26,9 @@ uint64_t NpyArray::bits(size_t i) const {
 }
 
 NpyArray read_npy(const std::string& path) {
-  npy::Array r;
-  try {
-    r = npy::read(path);
-  } catch (const npy::Error& e) {
-    throw NpyError(e.what());
-  }
+  Result<npy::Array> read = npy::read(path);
+  if (!read.ok()) throw NpyError(read.error);
+  npy::Array& r = read.value;
   NpyArray a;
   a.descr = std::move(r.header.descr);
   a.shape = std::move(r.header.shape);

@@ -130,9 +130,9 @@ py::tuple convert_codes_flags(const py::array& codes, const std::string& from_na
 
 py::array cvt_eval(const std::string& spelling, const py::array_t<uint64_t>& regs, const std::optional<py::array>& rbits,
                    const std::string& rs_map_name) {
-  std::string err;
-  auto c = parse_ptx_cvt(spelling, &err);
-  if (!c) throw py::value_error("ptx: " + err);
+  const Result<PtxCvt> parsed = parse_ptx_cvt(spelling);
+  if (!parsed.ok()) throw py::value_error("ptx: " + parsed.error);
+  const PtxCvt* c = &parsed.value;
   RsBitMap map;
   if (rs_map_name == "ptx_doc") map = RsBitMap::ptx_doc;
   else if (rs_map_name == "flashinfer_hw") map = RsBitMap::flashinfer_hw;
@@ -193,9 +193,9 @@ void init_convert(py::module_& m) {
   });
   m.def("cvt_eval", &cvt_eval, py::arg("ptx"), py::arg("registers"), py::arg("rbits"), py::arg("rs_map"));
   m.def("cvt_info", [](const std::string& spelling) {
-    std::string err;
-    auto c = parse_ptx_cvt(spelling, &err);
-    if (!c) throw py::value_error("ptx: " + err);
+    const Result<PtxCvt> parsed = parse_ptx_cvt(spelling);
+    if (!parsed.ok()) throw py::value_error("ptx: " + parsed.error);
+    const PtxCvt* c = &parsed.value;
     py::dict d;
     d["spelling"] = c->spelling;
     d["dst"] = std::string(info(c->dst).name);

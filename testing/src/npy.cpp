@@ -1,12 +1,16 @@
 // Reading .npy arrays as codes through tcemu's one strict .npy reader (tcemu/npy_reader.hpp).
 #include "tcemu/testing/npy.hpp"
 
+#include <stdexcept>
+
 #include "tcemu/npy_reader.hpp"
 
 namespace tcemu::testing {
 
 NpyCodes read_npy_codes(const std::string& path) {
-  npy::Array a = npy::read(path);  // npy::Error is a std::runtime_error naming the file
+  Result<npy::Array> read = npy::read(path);
+  if (!read.ok()) throw std::runtime_error(read.error);  // the toolkit's readers throw (testing/npy.hpp)
+  const npy::Array& a = read.value;
   NpyCodes out;
   out.descr = a.header.descr;
   out.shape = a.header.shape;

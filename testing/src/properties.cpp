@@ -134,21 +134,21 @@ PropertyResult check_property(std::string name, const std::function<std::optiona
 // Conversions
 
 ConversionSpec ConversionSpec::ptx(std::string_view spelling) {
-  std::string error;
-  auto c = parse_ptx_cvt(spelling, &error);
-  if (!c) {
+  const Result<PtxCvt> parsed = parse_ptx_cvt(spelling);
+  if (!parsed.ok()) {
     std::string msg = "tcemu::testing: unknown PTX cvt \"";
     msg += spelling;
     msg += "\": ";
-    msg += error;
+    msg += parsed.error;
     throw std::invalid_argument(msg);
   }
+  const PtxCvt* c = &parsed.value;
   ConversionSpec s;
   s.name = std::string(spelling);
   s.from = c->src;
   s.to = c->dst;
   s.options = c->options;
-  s.ptx_cvt = std::move(c);
+  s.ptx_cvt = *c;
   return s;
 }
 

@@ -127,9 +127,9 @@ TEST(PtxCvt, CatalogIsNonEmptyAndParses) {
   const auto& cat = tcemu::ptx_cvt_catalog();
   ASSERT_FALSE(cat.empty());
   for (const auto& s : cat) {
-    std::string err;
-    auto c = tcemu::parse_ptx_cvt(s, &err);
-    ASSERT_TRUE(c.has_value()) << s << ": " << err;
+    const auto parsed = tcemu::parse_ptx_cvt(s);
+    ASSERT_TRUE(parsed.ok()) << s << ": " << parsed.error;
+    const tcemu::PtxCvt* c = &parsed.value;
     EXPECT_EQ(c->spelling, s);
     EXPECT_EQ(c->dst_count, c->src_count) << s;
     EXPECT_EQ(ptx_cvt_dst_bits(*c), c->dst_count == 1 ? tcemu::info(c->dst).width
@@ -142,8 +142,9 @@ TEST(PtxCvt, PackingAndElementOrderEveryCatalogEntry) {
   std::mt19937_64 rng(2024);
   int failures = 0;
   for (const auto& s : tcemu::ptx_cvt_catalog()) {
-    auto c = tcemu::parse_ptx_cvt(s);
-    ASSERT_TRUE(c.has_value()) << s;
+    const auto parsed = tcemu::parse_ptx_cvt(s);
+    ASSERT_TRUE(parsed.ok()) << s << ": " << parsed.error;
+    const tcemu::PtxCvt* c = &parsed.value;
     for (int trial = 0; trial < 200 && failures < 20; ++trial) {
       Operands o = make_operands(*c, rng, trial);
       uint32_t rbits = trial == 0 ? 0u : trial == 1 ? 0xFFFFFFFFu : static_cast<uint32_t>(rng());
@@ -214,13 +215,12 @@ TEST(PtxCvt, DirectedValues) {
        0x38383938, "e4m3x4 (ISA text): bits 15:8 go to e"},
   };
   for (const auto& d : cases) {
-    std::string err;
-    auto c = tcemu::parse_ptx_cvt(d.spelling, &err);
-    if (!c) {
-      ADD_FAILURE() << d.spelling << " does not parse: " << err;
+    const auto c = tcemu::parse_ptx_cvt(d.spelling);
+    if (!c.ok()) {
+      ADD_FAILURE() << d.spelling << " does not parse: " << c.error;
       continue;
     }
-    EXPECT_EQ(tcemu::ptx_cvt_eval(*c, d.src, d.rbits), d.want) << d.spelling << ": " << d.why;
+    EXPECT_EQ(tcemu::ptx_cvt_eval(c.value, d.src, d.rbits), d.want) << d.spelling << ": " << d.why;
   }
 }
 
@@ -238,9 +238,9 @@ TEST(PtxCvt, DirectedValuesFlashinferMapping) {
        "bits 15:8 go to f"},
   };
   for (const auto& d : cases) {
-    auto c = tcemu::parse_ptx_cvt(d.spelling);
-    ASSERT_TRUE(c) << d.spelling;
-    EXPECT_EQ(tcemu::ptx_cvt_eval(*c, d.src, d.rbits, tcemu::RsBitMap::flashinfer_hw), d.want)
+    const auto c = tcemu::parse_ptx_cvt(d.spelling);
+    ASSERT_TRUE(c.ok()) << d.spelling << ": " << c.error;
+    EXPECT_EQ(tcemu::ptx_cvt_eval(c.value, d.src, d.rbits, tcemu::RsBitMap::flashinfer_hw), d.want)
         << d.spelling << ": " << d.why;
   }
 }

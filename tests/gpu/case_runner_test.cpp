@@ -245,9 +245,9 @@ TEST(CaseRunner, CvtVariantsMatchTheIsaSyntaxAndTargets) {
     EXPECT_EQ(cv.src_bits, want.src_bits) << cv.ptx;
     EXPECT_EQ(cv.dst_bits, want.dst_bits) << cv.ptx;
     EXPECT_EQ(cv.rbits, want.rbits) << cv.ptx;
-    std::string err;
-    const auto pc = tcemu::parse_ptx_cvt(cv.ptx, &err);
-    ASSERT_TRUE(pc.has_value()) << err;
+    const auto parsed = tcemu::parse_ptx_cvt(cv.ptx);
+    ASSERT_TRUE(parsed.ok()) << parsed.error;
+    const tcemu::PtxCvt* pc = &parsed.value;
     EXPECT_EQ(tcemu::ptx_cvt_dst_bits(*pc), cv.dst_bits) << cv.ptx;
     EXPECT_EQ(tcemu::ptx_cvt_src_bits(*pc), cv.src_bits) << cv.ptx;
     const int mask = pc->arch == "sm_100a/sm_103a"           ? 2
@@ -276,8 +276,9 @@ TEST(CaseRunner, CvtCasesPassRegistersInOperandOrder) {
   be.cvt = [](const CvtInfo& in, const std::vector<uint64_t>& src, const std::vector<uint32_t>& rbits,
               std::vector<uint64_t>& d) -> std::string {
     if (src.size() != rbits.size() * 4) return "src size";
-    const auto pc = tcemu::parse_ptx_cvt(in.ptx);
-    if (!pc) return "no model";
+    const auto parsed = tcemu::parse_ptx_cvt(in.ptx);
+    if (!parsed.ok()) return "no model";
+    const tcemu::PtxCvt* pc = &parsed.value;
     d.assign(rbits.size(), 0);
     for (size_t i = 0; i < rbits.size(); ++i) {
       std::vector<uint64_t> regs;

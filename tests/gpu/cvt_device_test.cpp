@@ -23,9 +23,9 @@ TEST(Device, EveryCvtVariantOnExactValues) {
   int ran = 0;
   for (const CvtInfo& cv : cvt_variants()) {
     if (!(cv.arch_mask & dev.arch_bit())) continue;
-    std::string perr;
-    const auto pc = tcemu::parse_ptx_cvt(cv.ptx, &perr);
-    ASSERT_TRUE(pc.has_value()) << perr;
+    const auto parsed = tcemu::parse_ptx_cvt(cv.ptx);
+    ASSERT_TRUE(parsed.ok()) << parsed.error;
+    const tcemu::PtxCvt* pc = &parsed.value;
     const bool ints = tcemu::info(pc->dst).is_int || tcemu::info(pc->src).is_int;
     // (significand, exponent): 1, 2, 4, 1/2 or, for integer sources and destinations, 1, 2, 4, 3.
     const std::pair<uint64_t, int> vals[4] = {{1, 0}, {1, 1}, {1, 2}, ints ? std::pair<uint64_t, int>{3, 0} : std::pair<uint64_t, int>{1, -1}};

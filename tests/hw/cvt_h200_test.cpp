@@ -73,9 +73,9 @@ void check(const std::vector<Sample>& samples, const char* what) {
   std::map<std::string, std::pair<int, int>> per;  // spelling -> (checked, mismatches)
   int unmodelled = 0, shown = 0;
   for (const Sample& s : samples) {
-    auto c = tcemu::parse_ptx_cvt(s.spelling);
-    if (!c) { ++unmodelled; ADD_FAILURE() << what << ": no model for " << s.spelling; continue; }
-    const uint64_t emu = tcemu::ptx_cvt_eval(*c, s.src);
+    const auto c = tcemu::parse_ptx_cvt(s.spelling);
+    if (!c.ok()) { ++unmodelled; ADD_FAILURE() << what << ": no model for " << s.spelling << ": " << c.error; continue; }
+    const uint64_t emu = tcemu::ptx_cvt_eval(c.value, s.src);
     auto& p = per[s.spelling];
     ++p.first;
     if (emu != s.hw) {

@@ -119,14 +119,14 @@ void add_convert_command(CLI::App& app, Runner& run) {
     run = [spelling, rsmap, list] {
       if (*list) {
         for (const std::string& s : ptx_cvt_catalog()) {
-          auto c = parse_ptx_cvt(s);
-          std::cout << s << "\t" << (c ? c->arch : "?") << "\n";
+          const auto c = parse_ptx_cvt(s);
+          std::cout << s << "\t" << (c.ok() ? c.value.arch : "?") << "\n";
         }
         return 0;
       }
-      std::string err;
-      auto c = parse_ptx_cvt(*spelling, &err);
-      if (!c) throw InputError(spelling->empty() ? std::string("cvt needs --ptx SPELLING (or --list)") : err);
+      const auto parsed = parse_ptx_cvt(*spelling);
+      if (!parsed.ok()) throw InputError(spelling->empty() ? std::string("cvt needs --ptx SPELLING (or --list)") : parsed.error);
+      const PtxCvt* c = &parsed.value;
       RsBitMap map;
       if (*rsmap == "ptx_doc") map = RsBitMap::ptx_doc;
       else if (*rsmap == "flashinfer_hw") map = RsBitMap::flashinfer_hw;

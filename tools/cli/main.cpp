@@ -40,8 +40,8 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;  // usage errors are bad input: status 2
   }
   if (threads > 0) setenv("TCEMU_NUM_THREADS", std::to_string(threads).c_str(), 1);
-  if (*tcemu::threads_env_error()) {
-    std::cerr << "tcemu: " << tcemu::threads_env_error() << "\n";
+  if (const std::string bad = tcemu::threads_env_error(); !bad.empty()) {
+    std::cerr << "tcemu: " << bad << "\n";
     return 2;
   }
   try {

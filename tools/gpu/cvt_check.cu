@@ -282,11 +282,10 @@ bool selftest_variant(const Variant& v, const tcemu::PtxCvt& pc) {
 int selftest_host(const std::vector<const Variant*>& todo) {
   size_t bad = 0, models = 0;
   for (const Variant* v : todo) {
-    std::string err;
-    auto pc = tcemu::parse_ptx_cvt(v->spelling, &err);
-    if (!pc) { logf("%-36s no model: %s\n", v->spelling, err.c_str()); continue; }
+    const auto pc = tcemu::parse_ptx_cvt(v->spelling);
+    if (!pc.ok()) { logf("%-36s no model: %s\n", v->spelling, pc.error.c_str()); continue; }
     ++models;
-    if (!selftest_variant(*v, *pc)) ++bad;
+    if (!selftest_variant(*v, pc.value)) ++bad;
   }
   logf("host self-check: %zu variants with a model, %zu inconsistent\n", models, bad);
   return bad ? 1 : 0;
@@ -296,7 +295,9 @@ int selftest_host(const std::vector<const Variant*>& todo) {
 std::optional<tcemu::PtxCvt> variant_model(const Variant& v, const ShapeInfo& si, std::string& err) {
   std::optional<tcemu::PtxCvt> pc;
   try {
-    pc = tcemu::parse_ptx_cvt(v.spelling, &err);
+    auto parsed = tcemu::parse_ptx_cvt(v.spelling);
+    if (parsed.ok()) pc = parsed.value;
+    else err = parsed.error;
   } catch (const std::exception& e) {
     err = std::string("parse threw: ") + e.what();
   }

@@ -5,9 +5,8 @@
 
 namespace tcemu {
 
-std::optional<PtxCvt> parse_ptx_cvt(std::string_view, std::string* error) {
-  if (error) *error = "emulator/src did not build on this machine (tools/gpu/emulator_stub.cpp linked instead)";
-  return std::nullopt;
+Result<PtxCvt> parse_ptx_cvt(std::string_view) {
+  return Result<PtxCvt>::failure("emulator/src did not build on this machine (tools/gpu/emulator_stub.cpp linked instead)");
 }
 uint64_t ptx_cvt_eval(const PtxCvt&, std::span<const uint64_t>, uint32_t, RsBitMap) { return 0; }
 int ptx_cvt_dst_bits(const PtxCvt&) { return 0; }

@@ -11,21 +11,19 @@
 // non-negative decimal integers (a one-element tuple needs its comma, as in Python). The
 // element count times the item size is checked for overflow and must equal the bytes after
 // the header exactly (no truncated and no trailing data) BEFORE anything is allocated, so a
-// lying header costs nothing. Errors are npy::Error, "<where>: <problem>".
+// lying header costs nothing. Every call returns a Result: the value, or an error "<where>:
+// <problem>" (docs/architecture.md, "Errors").
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace tcemu::npy {
+#include "tcemu/result.hpp"
 
-struct Error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+namespace tcemu::npy {
 
 // Limits: NumPy's own reader refuses headers over 10000 bytes by default (max_header_size)
 // and arrays of more than 64 dimensions (NPY_MAXDIMS); tcemu allows a larger header.
@@ -44,11 +42,11 @@ struct Header {
 
 // Parses the preamble and the header dictionary from the first bytes of a file (`prefix`, at
 // least the header; more is ignored) and checks the data size against `file_size`.
-Header parse_header(std::string_view prefix, uint64_t file_size, const std::string& where);
+Result<Header> parse_header(std::string_view prefix, uint64_t file_size, const std::string& where);
 
 // A dtype string as NumPy writes it ('<f4', '|u1', '=i2'): the canonical descr, kind and
-// size, or Error naming the dtype.
-Header parse_descr(std::string_view descr, const std::string& where);
+// size, or an error naming the dtype.
+Result<Header> parse_descr(std::string_view descr, const std::string& where);
 
 struct Array {
   Header header;
@@ -56,11 +54,11 @@ struct Array {
 };
 
 // A whole file in memory (the fuzz harness, tests).
-Array parse(std::string_view file, const std::string& where);
+Result<Array> parse(std::string_view file, const std::string& where);
 // Reads a file: the header first, the sizes checked against the file's size, then the data.
-Array read(const std::string& path);
+Result<Array> read(const std::string& path);
 
-// The product of `shape`; Error on overflow of size_t.
-size_t checked_count(const std::vector<size_t>& shape, const std::string& where);
+// The product of `shape`; an error on overflow of size_t.
+Result<size_t> checked_count(const std::vector<size_t>& shape, const std::string& where);
 
 }  // namespace tcemu::npy

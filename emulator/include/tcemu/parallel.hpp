@@ -40,7 +40,7 @@ int thread_count(const Exec& exec = {});
 
 // "" when TCEMU_NUM_THREADS is unset or valid, else what is wrong with it (for the CLI,
 // which reports it and exits 2 before doing any work).
-const char* threads_env_error();
+std::string threads_env_error();
 
 // Calls body(i) for every i in [0, n), spread over thread_count(exec) threads (dynamic
 // schedule). Runs serially when one thread is asked for, n < 2, or the caller is already

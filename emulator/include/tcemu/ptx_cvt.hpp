@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tcemu/result.hpp"
 #include "tcemu/convert.hpp"
 
 namespace tcemu {
@@ -33,8 +34,9 @@ struct PtxCvt {
   std::string_view arch;    // e.g. "sm_89", "sm_90", "sm_100a/sm_103a"
 };
 
-// Parses a PTX cvt spelling; nullopt with `error` set when it is not a cvt tcemu knows.
-std::optional<PtxCvt> parse_ptx_cvt(std::string_view spelling, std::string* error = nullptr);
+// Parses a PTX cvt spelling; the error names the spelling and what is wrong when it is not a
+// cvt tcemu knows.
+Result<PtxCvt> parse_ptx_cvt(std::string_view spelling);
 
 // Every cvt variant in the catalog (spellings), in a stable order.
 const std::vector<std::string>& ptx_cvt_catalog();

@@ -315,16 +315,41 @@ TCEMU_CVT_HOT uint32_t double_to_bf16_rn(double d) {
   return static_cast<uint32_t>(F32ToNarrow<Fmt::bf16, Round::rn, false>::one((u & 0x80000000u) | mag)) << 16;
 }
 
+#if defined(__GNUC__)
+typedef double F64x4 __attribute__((vector_size(32)));
+typedef float F32x4 __attribute__((vector_size(16)));
+typedef int64_t I64x4 __attribute__((vector_size(32)));
+typedef uint32_t U32x4 __attribute__((vector_size(16)));
+
+// double_to_bf16_rn of four lanes: the same steps, on vectors.
+TCEMU_CVT_HOT U32x4 double_to_bf16_rn4(F64x4 d) {
+  const F32x4 f = __builtin_convertvector(d, F32x4);
+  const F64x4 back = __builtin_convertvector(f, F64x4);
+  I64x4 db, bb;
+  std::memcpy(&db, &d, sizeof db);
+  std::memcpy(&bb, &back, sizeof bb);
+  const U32x4 inexact = __builtin_convertvector(back != d, U32x4) & 1u;
+  // |back| > |d|: magnitudes as integers (both finite or back infinite, neither NaN).
+  const U32x4 away = __builtin_convertvector((bb & INT64_MAX) > (db & INT64_MAX), U32x4) & 1u;
+  U32x4 u;
+  std::memcpy(&u, &f, sizeof u);
+  const U32x4 v = (u & 0x80000000u) | (((u & 0x7FFFFFFFu) - (inexact & away)) | inexact);
+  // f32 -> bf16 rn on the bits (finite v: the carry reaches Inf exactly when RN overflows).
+  return ((v + 0x7FFFu + ((v >> 16) & 1u)) >> 16) << 16;
+}
+#endif
+
 struct Rht16 {
-  // y_j = sum_i x_i w_ij with w_ij = s_i (-1)^popcount(i & j) / 4: each product exact in
-  // double, and every partial sum a sum of some of them, whose bits span at most
-  // (emax - emin) + 28 places for the f32 exponent fields emax, emin (subnormals counted as 1)
-  // of the group's nonzero inputs: exact when that is <= 53, so the order does not matter.
+  // y_j = sum_i x_i w_ij with w_ij = s_i (-1)^popcount(i & j) / 4: the signed, quartered
+  // inputs (exact) through the four butterfly stages of the fast Walsh-Hadamard transform in
+  // double. Every intermediate is a signed sum of some of the 16 terms, whose bits span at
+  // most (emax - emin) + 28 places for the f32 exponent fields emax, emin (subnormals counted
+  // as 1) of the group's nonzero inputs: exact when that is <= 53, so the sums are the exact
+  // ones. A zero result with a nonzero term is a cancellation: +0, as the exact rule has it
+  // (adding +0 turns a -0 left by the butterflies' subtractions into +0).
   static TCEMU_CVT_HOT void body(const float* x, float* y, size_t groups, uint16_t mask, bool bf16, uint8_t* bad) {
-    alignas(64) double w[16][16];
-    for (int i = 0; i < 16; ++i)
-      for (int j = 0; j < 16; ++j)
-        w[i][j] = (((mask >> i) ^ static_cast<unsigned>(std::popcount(static_cast<unsigned>(i & j)))) & 1) ? -0.25 : 0.25;
+    alignas(64) double sgn[16];
+    for (int i = 0; i < 16; ++i) sgn[i] = ((mask >> i) & 1) ? -0.25 : 0.25;
     for (size_t g = 0; g < groups; ++g) {
       const float* in = x + g * 16;
       // Largest |x| bits (NaN above Inf), smallest nonzero |x| bits.
@@ -336,46 +361,58 @@ struct Rht16 {
       if (hi == 0) {  // all zeros: y_j is -0 when every signed term is -0, else +0
         for (int j = 0; j < 16; ++j) {
           bool all_neg = true;
-          for (int i = 0; i < 16; ++i) all_neg = all_neg && (((bits_of(in[i]) >> 31) != 0) == (w[i][j] > 0.0));
+          for (int i = 0; i < 16; ++i) {
+            const bool w_pos = (((mask >> i) ^ static_cast<unsigned>(std::popcount(static_cast<unsigned>(i & j)))) & 1) == 0;
+            all_neg = all_neg && (((bits_of(in[i]) >> 31) != 0) == w_pos);
+          }
           y[g * 16 + j] = all_neg ? -0.0f : 0.0f;
         }
         continue;
       }
-      // With a nonzero term, a zero result is a cancellation: +0 in IEEE arithmetic, as the
-      // exact rule has it (-0 only when every signed term is -0).
-      alignas(64) double t[16];
 #if defined(__GNUC__)
-      // Four partial sums over i (exact, so their order does not matter) for independent
-      // multiply-add chains.
-      typedef double F64x8 __attribute__((vector_size(64)));
-      F64x8 acc[4][2] = {};
-      for (int i = 0; i < 16; i += 4)
-        for (int p = 0; p < 4; ++p) {
-          const double v = static_cast<double>(in[i + p]);
-          F64x8 w0, w1;
-          std::memcpy(&w0, &w[i + p][0], sizeof w0);
-          std::memcpy(&w1, &w[i + p][8], sizeof w1);
-          acc[p][0] += v * w0;
-          acc[p][1] += v * w1;
+      F64x4 v[4];
+      for (int k = 0; k < 4; ++k) {
+        F32x4 f;
+        std::memcpy(&f, in + 4 * k, sizeof f);
+        F64x4 s;
+        std::memcpy(&s, sgn + 4 * k, sizeof s);
+        v[k] = __builtin_convertvector(f, F64x4) * s;
+      }
+      // Stages 8 and 4 pair whole vectors; 2 and 1 pair lanes within them.
+      F64x4 a = v[0] + v[2], b = v[1] + v[3], c = v[0] - v[2], d = v[1] - v[3];
+      v[0] = a + b;
+      v[1] = a - b;
+      v[2] = c + d;
+      v[3] = c - d;
+      const F64x4 neg_hi = {1.0, 1.0, -1.0, -1.0}, neg_odd = {1.0, -1.0, 1.0, -1.0};
+      for (int k = 0; k < 4; ++k) {
+        F64x4 t = v[k];
+        t = t * neg_hi + __builtin_shufflevector(t, t, 2, 3, 0, 1);
+        t = t * neg_odd + __builtin_shufflevector(t, t, 1, 0, 3, 2);
+        t += 0.0;
+        if (bf16) {
+          const U32x4 r = double_to_bf16_rn4(t);
+          std::memcpy(y + g * 16 + 4 * k, &r, sizeof r);
+        } else {
+          const F32x4 r = __builtin_convertvector(t, F32x4);
+          std::memcpy(y + g * 16 + 4 * k, &r, sizeof r);
         }
-      const F64x8 s0 = (acc[0][0] + acc[1][0]) + (acc[2][0] + acc[3][0]);
-      const F64x8 s1 = (acc[0][1] + acc[1][1]) + (acc[2][1] + acc[3][1]);
-      std::memcpy(&t[0], &s0, sizeof s0);
-      std::memcpy(&t[8], &s1, sizeof s1);
+      }
 #else
-      for (int j = 0; j < 16; ++j) t[j] = 0.0;
-      for (int i = 0; i < 16; ++i) {
-        const double v = static_cast<double>(in[i]);
-        for (int j = 0; j < 16; ++j) t[j] += v * w[i][j];
+      double t[16];
+      for (int i = 0; i < 16; ++i) t[i] = static_cast<double>(in[i]) * sgn[i];
+      for (int h = 1; h < 16; h *= 2)
+        for (int i = 0; i < 16; ++i)
+          if ((i & h) == 0) {
+            const double p = t[i], q = t[i + h];
+            t[i] = p + q;
+            t[i + h] = p - q;
+          }
+      for (int j = 0; j < 16; ++j) {
+        t[j] += 0.0;
+        y[g * 16 + j] = bf16 ? float_of(double_to_bf16_rn(t[j])) : static_cast<float>(t[j]);
       }
 #endif
-      if (bf16) {
-        uint32_t r[16];
-        for (int j = 0; j < 16; ++j) r[j] = double_to_bf16_rn(t[j]);
-        std::memcpy(y + g * 16, r, sizeof r);
-      } else {
-        for (int j = 0; j < 16; ++j) y[g * 16 + j] = static_cast<float>(t[j]);
-      }
     }
   }
   TCEMU_QF_CLONES(void, (const float* x, float* y, size_t groups, uint16_t mask, bool bf16, uint8_t* bad),

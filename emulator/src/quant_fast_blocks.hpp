@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "quant_fast.hpp"
@@ -29,11 +30,35 @@ auto per_block(AmaxNan policy, Rule&& rule) {
   };
 }
 
+// The rows of a rectangle as the block loop reads them: the tensor's own (rows of `cols`).
+struct TensorRows {
+  const float* x;
+  size_t cols;
+  // Row r0's elements from column t.c0 on, the following rows `stride` apart, for rows
+  // [r0, r1) of rectangle t.
+  std::pair<const float*, size_t> operator()(const Tile& t, size_t r0, size_t r1) const {
+    (void)r1;
+    return {x + r0 * cols + t.c0, cols};
+  }
+};
+
+// The element cast of quantize_blocks: codes of one row piece from x * mul.
+struct RnCast {
+  const CastSpec& spec;
+  void operator()(size_t r, size_t c0, const float* x, const float* mul, size_t w, uint8_t* out) const {
+    (void)r;
+    (void)c0;
+    scale_cast(x, mul, w, out, spec);
+  }
+};
+
 // batch_rule(b0, acc, nb, mul): the scales of blocks b0 .. b0 + nb - 1 (one block row of a
 // rectangle) from their masked amax bits acc[0, nb), their multipliers into mul[0, nb).
-template <class ScaleRule>
-void quantize_blocks(const float* x, const BlockGrid& g, AmaxNan policy, const CastSpec& cast, uint8_t* codes,
-                     const Exec& exec, ScaleRule&& batch_rule) {
+// rows(t, r0, r1): where the block row's elements are (TensorRows, or a transformed copy);
+// cast(r, c0, x, mul, w, out): row r's codes from column c0 on (RnCast, or stochastic).
+template <class ScaleRule, class Rows, class Cast>
+void quantize_blocks(const BlockGrid& g, AmaxNan policy, uint8_t* codes, const Exec& exec, ScaleRule&& batch_rule,
+                     Rows&& rows, Cast&& cast) {
   const size_t cols = g.cols, bc_len = g.block_cols, br_len = g.block_rows;
   for_each_tile(g, exec, [&](const Tile& t) {
     thread_local std::vector<uint32_t> acc;
@@ -46,8 +71,9 @@ void quantize_blocks(const float* x, const BlockGrid& g, AmaxNan policy, const C
     bmul.resize(nb);
     for (size_t r0 = t.r0; r0 < t.r1; r0 += br_len) {
       const size_t r1 = std::min(t.r1, r0 + br_len);
+      const auto [x, stride] = rows(t, r0, r1);
       std::fill(acc.begin(), acc.end(), 0u);
-      for (size_t r = r0; r < r1; ++r) segment_absmax(x + r * cols + t.c0, w, bc_len, acc.data(), policy);
+      for (size_t r = r0; r < r1; ++r) segment_absmax(x + (r - r0) * stride, w, bc_len, acc.data(), policy);
       const size_t b0 = (r0 / br_len) * g.scale_cols() + t.c0 / bc_len;
       batch_rule(b0, acc.data(), nb, bmul.data());
       if (colwise) {
@@ -58,9 +84,16 @@ void quantize_blocks(const float* x, const BlockGrid& g, AmaxNan policy, const C
           std::fill(mul.begin() + static_cast<std::ptrdiff_t>(c0), mul.begin() + static_cast<std::ptrdiff_t>(c1), bmul[k]);
         }
       }
-      for (size_t r = r0; r < r1; ++r) scale_cast(x + r * cols + t.c0, mul.data(), w, codes + r * cols + t.c0, cast);
+      for (size_t r = r0; r < r1; ++r) cast(r, t.c0, x + (r - r0) * stride, mul.data(), w, codes + r * cols + t.c0);
     }
   });
+}
+
+// The tensor's own rows, cast rn.
+template <class ScaleRule>
+void quantize_blocks(const float* x, const BlockGrid& g, AmaxNan policy, const CastSpec& spec, uint8_t* codes,
+                     const Exec& exec, ScaleRule&& batch_rule) {
+  quantize_blocks(g, policy, codes, exec, batch_rule, TensorRows{x, g.cols}, RnCast{spec});
 }
 
 }  // namespace tcemu::quant::detail

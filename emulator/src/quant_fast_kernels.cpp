@@ -55,17 +55,48 @@ TCEMU_CVT_HOT uint32_t masked_abs(float x) {
   static RET base PARAMS { return body ARGS; }
 #endif
 
-// The max of x[0, n) folded into m. Sixteen elements at a time in a GCC vector (the
-// vectoriser does not take this masked max as a loop); |x| bits are below 2^31, so signed
-// compares order them.
+// The max of x[0, n) folded into m. Sixteen elements at a time in two GCC vectors of eight
+// lanes (AVX2's width: wider GCC vectors are split by the compiler, their compares one lane at
+// a time); |x| bits are below 2^31, so signed compares order them.
 #if defined(__GNUC__)
-typedef int32_t I32x16 __attribute__((vector_size(64)));
-// Loads x[0, 16) as masked |x| bits into v (a statement, so no vector crosses a call).
-#define TCEMU_QF_MASKED_ABS16(v, x)                                                    \
-  std::memcpy(&(v), (x), sizeof(v));                                                   \
-  (v) &= 0x7FFFFFFF;                                                                   \
-  if constexpr (P == AmaxNan::ignore) (v) &= ((v) <= 0x7F800000);                      \
-  else if constexpr (P == AmaxNan::ignore_nonfinite) (v) &= ((v) < 0x7F800000);
+// The helpers below take and return vectors; they are forced inline into each ISA's loop, so
+// no vector crosses a real call and the baseline build's ABI note does not apply.
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef int32_t I32x8 __attribute__((vector_size(32)));
+TCEMU_CVT_HOT I32x8 load8(const float* x) {
+  I32x8 v;
+  std::memcpy(&v, x, sizeof v);
+  return v;
+}
+TCEMU_CVT_HOT I32x8 max8(I32x8 a, I32x8 b) {
+  const I32x8 gt = a > b;
+  return (a & gt) | (b & ~gt);
+}
+TCEMU_CVT_HOT I32x8 min8(I32x8 a, I32x8 b) {
+  const I32x8 lt = a < b;
+  return (a & lt) | (b & ~lt);
+}
+// x[0, 8) as masked |x| bits under policy P.
+template <AmaxNan P>
+TCEMU_CVT_HOT I32x8 masked_abs8(const float* x) {
+  I32x8 v = load8(x) & 0x7FFFFFFF;
+  if constexpr (P == AmaxNan::ignore) v &= (v <= 0x7F800000);
+  else if constexpr (P == AmaxNan::ignore_nonfinite) v &= (v < 0x7F800000);
+  return v;
+}
+// The largest lane of v.
+TCEMU_CVT_HOT uint32_t hmax8(I32x8 v) {
+  v = max8(v, __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3));
+  v = max8(v, __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5));
+  v = max8(v, __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6));
+  return static_cast<uint32_t>(v[0]);
+}
+TCEMU_CVT_HOT uint32_t hmin8(I32x8 v) {
+  v = min8(v, __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3));
+  v = min8(v, __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5));
+  v = min8(v, __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6));
+  return static_cast<uint32_t>(v[0]);
+}
 #endif
 
 template <AmaxNan P>
@@ -73,24 +104,12 @@ TCEMU_CVT_HOT uint32_t fold_absmax(const float* x, size_t n, uint32_t m) {
   size_t i = 0;
 #if defined(__GNUC__)
   if (n >= 16) {
-    I32x16 lane, a;
-    TCEMU_QF_MASKED_ABS16(lane, x)
+    I32x8 a = masked_abs8<P>(x), b = masked_abs8<P>(x + 8);
     for (i = 16; i + 16 <= n; i += 16) {
-      TCEMU_QF_MASKED_ABS16(a, x + i)
-      const I32x16 gt = a > lane;
-      lane = (a & gt) | (lane & ~gt);
+      a = max8(a, masked_abs8<P>(x + i));
+      b = max8(b, masked_abs8<P>(x + i + 8));
     }
-    // Halves folded onto each other: lane 0 ends with the max.
-    I32x16 sh = __builtin_shufflevector(lane, lane, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
-    I32x16 gt = sh > lane;
-    lane = (sh & gt) | (lane & ~gt);
-    sh = __builtin_shufflevector(lane, lane, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11);
-    gt = sh > lane;
-    lane = (sh & gt) | (lane & ~gt);
-    sh = __builtin_shufflevector(lane, lane, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
-    gt = sh > lane;
-    lane = (sh & gt) | (lane & ~gt);
-    const uint32_t top = static_cast<uint32_t>(lane[0] > lane[1] ? lane[0] : lane[1]);
+    const uint32_t top = hmax8(max8(a, b));
     m = top > m ? top : m;
   }
 #endif
@@ -104,20 +123,10 @@ TCEMU_CVT_HOT uint32_t fold_absmax(const float* x, size_t n, uint32_t m) {
 // The smallest nonzero |x| bits of x[0, 16) (0x7FFFFFFF when all are zero).
 TCEMU_CVT_HOT uint32_t min_nonzero_abs16(const float* x) {
 #if defined(__GNUC__)
-  I32x16 v;
-  std::memcpy(&v, x, sizeof v);
-  v &= 0x7FFFFFFF;
-  v |= (v == 0) & 0x7FFFFFFF;
-  I32x16 sh = __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
-  I32x16 lt = sh < v;
-  v = (sh & lt) | (v & ~lt);
-  sh = __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11);
-  lt = sh < v;
-  v = (sh & lt) | (v & ~lt);
-  sh = __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
-  lt = sh < v;
-  v = (sh & lt) | (v & ~lt);
-  return static_cast<uint32_t>(v[0] < v[1] ? v[0] : v[1]);
+  I32x8 a = load8(x) & 0x7FFFFFFF, b = load8(x + 8) & 0x7FFFFFFF;
+  a |= (a == 0) & 0x7FFFFFFF;
+  b |= (b == 0) & 0x7FFFFFFF;
+  return hmin8(min8(a, b));
 #else
   uint32_t lo = 0x7FFFFFFFu;
   for (int i = 0; i < 16; ++i) {
@@ -169,13 +178,78 @@ void segment_absmax_p(const float* x, size_t n, size_t seg, uint32_t* acc) {
   }
 }
 
+#if defined(__GNUC__)
+typedef float F32x8 __attribute__((vector_size(32)));
+typedef uint32_t U32x8 __attribute__((vector_size(32)));
+typedef uint8_t U8x32 __attribute__((vector_size(32)));
+typedef uint8_t U8x8 __attribute__((vector_size(8)));
+// The low bytes of the lanes of c into out[0, 8) (a byte shuffle: GCC scalarises the
+// narrowing conversion).
+TCEMU_CVT_HOT void store8(uint8_t* out, U32x8 c) {
+  U8x32 b;
+  std::memcpy(&b, &c, sizeof b);
+  const U8x8 lo = __builtin_shufflevector(b, b, 0, 4, 8, 12, 16, 20, 24, 28);
+  std::memcpy(out, &lo, sizeof lo);
+}
+
+// cvt.rn.satfinite of eight f32 into the narrow format D (F32ToNarrow<D, rn, true>::one of each
+// lane, NaN included), as codes in 32-bit lanes. Magnitudes at or above D's smallest normal
+// are rounded on the bits (the discarded bits plus half an ulp less one, plus the kept last
+// bit: ties to even; a carry steps the exponent), rebiased and saturated at D's largest
+// finite; smaller ones by the f32 adder itself: |y| + 2^(emin - m + 23) has D's subnormal
+// quantum as its ulp, so the sum is |y| rounded to even on that grid and its low bits count
+// the quanta (emin's normal code when it rounds up to 2^emin).
+template <Fmt D>
+TCEMU_CVT_HOT U32x8 narrow8(F32x8 y) {
+  using K = F32ToNarrow<D, Round::rn, true>;
+  constexpr int m = K::m;
+  constexpr uint32_t rebias = static_cast<uint32_t>(127 - K::fi.bias) << 23;
+  constexpr uint32_t min_normal = static_cast<uint32_t>(K::emin_b) << 23;
+  constexpr uint32_t magic_bits = static_cast<uint32_t>(K::emin_b - m + 23) << 23;
+  U32x8 u;
+  std::memcpy(&u, &y, sizeof u);
+  const U32x8 a = u & 0x7FFFFFFFu;
+  const U32x8 normal = (a + ((1u << (22 - m)) - 1u) + ((a >> (23 - m)) & 1u) - rebias) >> (23 - m);
+  F32x8 fa, magic;
+  std::memcpy(&fa, &a, sizeof fa);
+  const float mf = std::bit_cast<float>(magic_bits);
+  magic = F32x8{} + mf;
+  const F32x8 sum = fa + magic;
+  U32x8 sub;
+  std::memcpy(&sub, &sum, sizeof sub);
+  sub -= magic_bits;
+  U32x8 mag = a < min_normal ? sub : normal;
+  mag = mag > K::max_mag ? K::max_mag : mag;  // beyond the largest finite and Inf: satfinite
+  mag |= (u >> 31) << K::sign_shift;
+  return a > 0x7F800000u ? U32x8{} + K::nan_code : mag;
+}
+#endif
+
 template <Fmt D, bool CLAMP>
 struct ScaleCast {
   static TCEMU_CVT_HOT void body(const float* x, const float* mul, size_t n, uint8_t* out, float mx, uint8_t nan_code) {
-    for (size_t i = 0; i < n; ++i) {
+    size_t i = 0;
+#if defined(__GNUC__)
+    for (; i + 8 <= n; i += 8) {
+      F32x8 xv, mv;
+      std::memcpy(&xv, x + i, sizeof xv);
+      std::memcpy(&mv, mul + i, sizeof mv);
+      F32x8 y = xv * mv;
+      U32x8 yb;
+      std::memcpy(&yb, &y, sizeof yb);
+      const U32x8 nan = (yb & 0x7FFFFFFFu) > 0x7F800000u;
+      if constexpr (CLAMP) {  // torch.clamp (a NaN is replaced below)
+        y = y > mx ? mx : y;
+        y = y < -mx ? -mx : y;
+      }
+      const U32x8 c = (narrow8<D>(y) & ~nan) | (nan & nan_code);
+      store8(out + i, c);
+    }
+#endif
+    for (; i < n; ++i) {
       float y = x[i] * mul[i];
       const bool nan = (bits_of(y) & 0x7FFFFFFFu) > 0x7F800000u;
-      if constexpr (CLAMP) {  // torch.clamp (a NaN is replaced below)
+      if constexpr (CLAMP) {
         y = y > mx ? mx : y;
         y = y < -mx ? -mx : y;
       }
@@ -241,16 +315,41 @@ TCEMU_CVT_HOT uint32_t double_to_bf16_rn(double d) {
   return static_cast<uint32_t>(F32ToNarrow<Fmt::bf16, Round::rn, false>::one((u & 0x80000000u) | mag)) << 16;
 }
 
+#if defined(__GNUC__)
+typedef double F64x4 __attribute__((vector_size(32)));
+typedef float F32x4 __attribute__((vector_size(16)));
+typedef int64_t I64x4 __attribute__((vector_size(32)));
+typedef uint32_t U32x4 __attribute__((vector_size(16)));
+
+// double_to_bf16_rn of four lanes: the same steps, on vectors.
+TCEMU_CVT_HOT U32x4 double_to_bf16_rn4(F64x4 d) {
+  const F32x4 f = __builtin_convertvector(d, F32x4);
+  const F64x4 back = __builtin_convertvector(f, F64x4);
+  I64x4 db, bb;
+  std::memcpy(&db, &d, sizeof db);
+  std::memcpy(&bb, &back, sizeof bb);
+  const U32x4 inexact = __builtin_convertvector(back != d, U32x4) & 1u;
+  // |back| > |d|: magnitudes as integers (both finite or back infinite, neither NaN).
+  const U32x4 away = __builtin_convertvector((bb & INT64_MAX) > (db & INT64_MAX), U32x4) & 1u;
+  U32x4 u;
+  std::memcpy(&u, &f, sizeof u);
+  const U32x4 v = (u & 0x80000000u) | (((u & 0x7FFFFFFFu) - (inexact & away)) | inexact);
+  // f32 -> bf16 rn on the bits (finite v: the carry reaches Inf exactly when RN overflows).
+  return ((v + 0x7FFFu + ((v >> 16) & 1u)) >> 16) << 16;
+}
+#endif
+
 struct Rht16 {
-  // y_j = sum_i x_i w_ij with w_ij = s_i (-1)^popcount(i & j) / 4: each product exact in
-  // double, and every partial sum a sum of some of them, whose bits span at most
-  // (emax - emin) + 28 places for the f32 exponent fields emax, emin (subnormals counted as 1)
-  // of the group's nonzero inputs: exact when that is <= 53, so the order does not matter.
+  // y_j = sum_i x_i w_ij with w_ij = s_i (-1)^popcount(i & j) / 4: the signed, quartered
+  // inputs (exact) through the four butterfly stages of the fast Walsh-Hadamard transform in
+  // double. Every intermediate is a signed sum of some of the 16 terms, whose bits span at
+  // most (emax - emin) + 28 places for the f32 exponent fields emax, emin (subnormals counted
+  // as 1) of the group's nonzero inputs: exact when that is <= 53, so the sums are the exact
+  // ones. A zero result with a nonzero term is a cancellation: +0, as the exact rule has it
+  // (adding +0 turns a -0 left by the butterflies' subtractions into +0).
   static TCEMU_CVT_HOT void body(const float* x, float* y, size_t groups, uint16_t mask, bool bf16, uint8_t* bad) {
-    alignas(64) double w[16][16];
-    for (int i = 0; i < 16; ++i)
-      for (int j = 0; j < 16; ++j)
-        w[i][j] = (((mask >> i) ^ static_cast<unsigned>(std::popcount(static_cast<unsigned>(i & j)))) & 1) ? -0.25 : 0.25;
+    alignas(64) double sgn[16];
+    for (int i = 0; i < 16; ++i) sgn[i] = ((mask >> i) & 1) ? -0.25 : 0.25;
     for (size_t g = 0; g < groups; ++g) {
       const float* in = x + g * 16;
       // Largest |x| bits (NaN above Inf), smallest nonzero |x| bits.
@@ -262,46 +361,58 @@ struct Rht16 {
       if (hi == 0) {  // all zeros: y_j is -0 when every signed term is -0, else +0
         for (int j = 0; j < 16; ++j) {
           bool all_neg = true;
-          for (int i = 0; i < 16; ++i) all_neg = all_neg && (((bits_of(in[i]) >> 31) != 0) == (w[i][j] > 0.0));
+          for (int i = 0; i < 16; ++i) {
+            const bool w_pos = (((mask >> i) ^ static_cast<unsigned>(std::popcount(static_cast<unsigned>(i & j)))) & 1) == 0;
+            all_neg = all_neg && (((bits_of(in[i]) >> 31) != 0) == w_pos);
+          }
           y[g * 16 + j] = all_neg ? -0.0f : 0.0f;
         }
         continue;
       }
-      // With a nonzero term, a zero result is a cancellation: +0 in IEEE arithmetic, as the
-      // exact rule has it (-0 only when every signed term is -0).
-      alignas(64) double t[16];
 #if defined(__GNUC__)
-      // Four partial sums over i (exact, so their order does not matter) for independent
-      // multiply-add chains.
-      typedef double F64x8 __attribute__((vector_size(64)));
-      F64x8 acc[4][2] = {};
-      for (int i = 0; i < 16; i += 4)
-        for (int p = 0; p < 4; ++p) {
-          const double v = static_cast<double>(in[i + p]);
-          F64x8 w0, w1;
-          std::memcpy(&w0, &w[i + p][0], sizeof w0);
-          std::memcpy(&w1, &w[i + p][8], sizeof w1);
-          acc[p][0] += v * w0;
-          acc[p][1] += v * w1;
+      F64x4 v[4];
+      for (int k = 0; k < 4; ++k) {
+        F32x4 f;
+        std::memcpy(&f, in + 4 * k, sizeof f);
+        F64x4 s;
+        std::memcpy(&s, sgn + 4 * k, sizeof s);
+        v[k] = __builtin_convertvector(f, F64x4) * s;
+      }
+      // Stages 8 and 4 pair whole vectors; 2 and 1 pair lanes within them.
+      F64x4 a = v[0] + v[2], b = v[1] + v[3], c = v[0] - v[2], d = v[1] - v[3];
+      v[0] = a + b;
+      v[1] = a - b;
+      v[2] = c + d;
+      v[3] = c - d;
+      const F64x4 neg_hi = {1.0, 1.0, -1.0, -1.0}, neg_odd = {1.0, -1.0, 1.0, -1.0};
+      for (int k = 0; k < 4; ++k) {
+        F64x4 t = v[k];
+        t = t * neg_hi + __builtin_shufflevector(t, t, 2, 3, 0, 1);
+        t = t * neg_odd + __builtin_shufflevector(t, t, 1, 0, 3, 2);
+        t += 0.0;
+        if (bf16) {
+          const U32x4 r = double_to_bf16_rn4(t);
+          std::memcpy(y + g * 16 + 4 * k, &r, sizeof r);
+        } else {
+          const F32x4 r = __builtin_convertvector(t, F32x4);
+          std::memcpy(y + g * 16 + 4 * k, &r, sizeof r);
         }
-      const F64x8 s0 = (acc[0][0] + acc[1][0]) + (acc[2][0] + acc[3][0]);
-      const F64x8 s1 = (acc[0][1] + acc[1][1]) + (acc[2][1] + acc[3][1]);
-      std::memcpy(&t[0], &s0, sizeof s0);
-      std::memcpy(&t[8], &s1, sizeof s1);
+      }
 #else
-      for (int j = 0; j < 16; ++j) t[j] = 0.0;
-      for (int i = 0; i < 16; ++i) {
-        const double v = static_cast<double>(in[i]);
-        for (int j = 0; j < 16; ++j) t[j] += v * w[i][j];
+      double t[16];
+      for (int i = 0; i < 16; ++i) t[i] = static_cast<double>(in[i]) * sgn[i];
+      for (int h = 1; h < 16; h *= 2)
+        for (int i = 0; i < 16; ++i)
+          if ((i & h) == 0) {
+            const double p = t[i], q = t[i + h];
+            t[i] = p + q;
+            t[i + h] = p - q;
+          }
+      for (int j = 0; j < 16; ++j) {
+        t[j] += 0.0;
+        y[g * 16 + j] = bf16 ? float_of(double_to_bf16_rn(t[j])) : static_cast<float>(t[j]);
       }
 #endif
-      if (bf16) {
-        uint32_t r[16];
-        for (int j = 0; j < 16; ++j) r[j] = double_to_bf16_rn(t[j]);
-        std::memcpy(y + g * 16, r, sizeof r);
-      } else {
-        for (int j = 0; j < 16; ++j) y[g * 16 + j] = static_cast<float>(t[j]);
-      }
     }
   }
   TCEMU_QF_CLONES(void, (const float* x, float* y, size_t groups, uint16_t mask, bool bf16, uint8_t* bad),

@@ -163,6 +163,47 @@ TEST(QuantFast, ScaleRulesOnTheBitsEqualTheScalarRules) {
   });
 }
 
+// The element cast (rn on the bits above the format's smallest normal, the f32 adder below it)
+// against the conversion core's cvt.rn.satfinite on every exponent, the patterns around every
+// rounding position (ties and their neighbours) and random ones, with and without the torch
+// clamp, and a multiplier that is not 1.
+TEST(QuantFast, ElementCastEqualsTheConversionCore) {
+  std::vector<float> x;
+  std::mt19937_64 g(17);
+  for (uint32_t sign : {0u, 0x80000000u})
+    for (uint32_t e = 0; e < 256; ++e) {
+      for (uint32_t hi = 0; hi < 64; ++hi)
+        for (uint32_t lo : {0u, 1u, 0xFFFFu, 0x10000u, 0x1FFFFu, 0x10001u})
+          x.push_back(std::bit_cast<float>(sign | (e << 23) | (hi << 17) | lo));
+      for (int k = 0; k < 64; ++k) x.push_back(std::bit_cast<float>(sign | (e << 23) | static_cast<uint32_t>(g() & 0x7FFFFF)));
+    }
+  for (float m : {1.0f, 0.75f}) {
+    std::vector<float> mul(x.size(), m);
+    for (Fmt f : {Fmt::e4m3, Fmt::e5m2, Fmt::e3m2, Fmt::e2m3, Fmt::e2m1})
+      for (bool clamp : {false, true}) {
+        tcemu::ConvertOptions sat;
+        sat.satfinite = true;
+        detail::CastSpec spec;
+        spec.elem = f;
+        spec.clamp = clamp;
+        spec.max = mx_max_norm(f);
+        spec.nan_code = 0x5A;
+        std::vector<uint8_t> want(x.size());
+        for (size_t i = 0; i < x.size(); ++i) {
+          float y = x[i] * m;
+          const bool nan = std::isnan(y);
+          if (clamp) y = std::min(std::max(y, -spec.max), spec.max);
+          want[i] = nan ? spec.nan_code : static_cast<uint8_t>(tcemu::convert(Fmt::f32, f, fb(y), sat).code);
+        }
+        tcemu::test::for_each_kernel_build([&](uint64_t) {
+          std::vector<uint8_t> got(x.size());
+          detail::scale_cast(x.data(), mul.data(), x.size(), got.data(), spec);
+          EXPECT_SAME_ARRAYS(want, got) << tcemu::info(f).name << (clamp ? " clamped" : "") << " mul " << m;
+        });
+      }
+  }
+}
+
 TEST(QuantFast, AmaxEqualsTheScalarLoop) {
   tcemu::test::for_each_kernel_build([&](uint64_t) {
     for (const Shape& s : kShapes) {

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -86,14 +87,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (flags & 32) args.insert(args.end(), {"--order-b", "row"});
   if (flags & 64) args.push_back("--no-scale-d");
   if (flags & 128) args.insert(args.end(), {"--promote-every", std::to_string(in.next() % 4)});
-  std::vector<char*> argv;
-  for (std::string& s : args) argv.push_back(s.data());
-  CLI::App app;
-  tcemu::cli::Runner run;
-  tcemu::cli::add_mma_command(app, run);
-  app.parse(static_cast<int>(argv.size()), argv.data());
+  // A command line is parsed once (building CLI11's parser took a sixth of each run): the
+  // runner holds its options and reads the files when called. At most 4096 kept.
+  static std::map<std::string, tcemu::cli::Runner> runners;
+  std::string key;
+  for (const std::string& s : args) key.append(s).push_back('\0');
+  tcemu::cli::Runner& run = runners[key];
+  if (!run) {
+    std::vector<char*> argv;
+    for (std::string& s : args) argv.push_back(s.data());
+    CLI::App app;
+    tcemu::cli::add_mma_command(app, run);
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  }
+  const tcemu::cli::Runner once = run;
+  if (runners.size() > 4096) runners.clear();
   try {
-    run();
+    once();
   } catch (const tcemu::cli::InputError&) {
   } catch (const tcemu::io::NpyError&) {  // the reader's worded error (a missing operand file)
   }

@@ -19,7 +19,7 @@ while [ $# -gt 0 ]; do
     *) harnesses+=("$1"); shift ;;
   esac
 done
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_npy fuzz_golden fuzz_cli_lines fuzz_quant_input fuzz_mma_operands fuzz_dlpack)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_npy fuzz_golden fuzz_cli_lines fuzz_quant_input fuzz_mma_operands fuzz_dlpack fuzz_gemm_plan)
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found (apt-get install clang)" >&2; exit 2; }
 flags="-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=all"
 launcher=()
@@ -45,7 +45,7 @@ for h in "${harnesses[@]}"; do
   case "$h" in
     fuzz_golden) max_len=4096 ;;
     fuzz_cli_lines) max_len=1024 ;;
-    fuzz_mma_operands) max_len=512 ;;
+    fuzz_mma_operands|fuzz_gemm_plan) max_len=512 ;;
     *) max_len=8192 ;;
   esac
   if ! build/fuzz/fuzz/"$h" "${budget[@]}" -max_len="$max_len" -malloc_limit_mb=512 -rss_limit_mb=2048 -timeout=10 \

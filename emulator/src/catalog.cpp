@@ -3,6 +3,8 @@
 #include "tcemu/catalog.hpp"
 
 #include <set>
+#include <string>
+#include <unordered_map>
 
 #include "catalog_rows.hpp"
 
@@ -99,6 +101,24 @@ const std::vector<SpellingTokens>& catalog_tokens() {
   return all;
 }
 
+std::string spelling_key(const std::vector<std::string>& tokens, bool satfinite) {
+  std::string k(satfinite ? "1" : "0");
+  for (const std::string& t : tokens) k.append(std::to_string(t.size())).append(1, ':').append(t);  // length-prefixed: no two lists share a key
+  return k;
+}
+
+// The catalog entries of each spelling (its tokens and satfinite), in catalog order: a lookup
+// reads the few entries of its spelling instead of comparing against every entry.
+const std::unordered_map<std::string, std::vector<size_t>>& catalog_index() {
+  static const std::unordered_map<std::string, std::vector<size_t>> index = [] {
+    std::unordered_map<std::string, std::vector<size_t>> m;
+    const std::vector<SpellingTokens>& toks = catalog_tokens();
+    for (size_t i = 0; i < toks.size(); ++i) m[spelling_key(toks[i].tokens, toks[i].satfinite)].push_back(i);
+    return m;
+  }();
+  return index;
+}
+
 }  // namespace
 
 InstrLookup find_instruction(std::string_view arch, std::string_view ptx, std::optional<Fmt> atype,
@@ -109,10 +129,10 @@ InstrLookup find_instruction(std::string_view arch, std::string_view ptx, std::o
   std::vector<const InstrEntry*> hits;
   std::set<std::string> other_archs;
   const std::span<const InstrEntry> cat = catalog();
-  const std::vector<SpellingTokens>& toks = catalog_tokens();
-  for (size_t i = 0; i < cat.size(); ++i) {
+  const auto spelled = catalog_index().find(spelling_key(want, sat));
+  static const std::vector<size_t> kNone;
+  for (const size_t i : spelled == catalog_index().end() ? kNone : spelled->second) {
     const InstrEntry& e = cat[i];
-    if (toks[i].tokens != want || toks[i].satfinite != sat) continue;
     // An `f` target: its base arch, and the family entries of its `a` target.
     const bool family_hit = !exact.empty() && exact.back() == 'f' && e.family_target && e.arch == base + "a";
     if (e.arch != exact && e.arch != base && !family_hit) {

@@ -2,6 +2,7 @@
 #include "tcemu/catalog_suggest.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <tuple>
 
 namespace tcemu {
@@ -56,9 +57,21 @@ std::vector<std::string> nearest_spellings(std::string_view arch, std::string_vi
       continue;
     }
     const size_t common = static_cast<size_t>(std::mismatch(e.ptx.begin(), e.ptx.end(), ptx.begin(), ptx.end()).first - e.ptx.begin());
-    cands.push_back({other, edit_distance(tokens(e.ptx), want), edit_distance(std::string_view(e.ptx), ptx),
-                     e.ptx.size() - common, e.ptx});
+    cands.push_back({other, edit_distance(tokens(e.ptx), want), 0, e.ptx.size() - common, e.ptx});
   }
+  // The character distance (the costly one) only for the candidates that can be among the
+  // first n: those ordered by (other_arch, tok) no later than the n-th.
+  std::sort(cands.begin(), cands.end(),
+            [](const Cand& x, const Cand& y) { return std::tie(x.other_arch, x.tok) < std::tie(y.other_arch, y.tok); });
+  if (n == 0) return {};
+  if (cands.size() > n) {
+    const Cand& last = cands[n - 1];
+    const auto keep = std::find_if(cands.begin() + static_cast<std::ptrdiff_t>(n), cands.end(), [&](const Cand& c) {
+      return std::tie(last.other_arch, last.tok) < std::tie(c.other_arch, c.tok);
+    });
+    cands.erase(keep, cands.end());
+  }
+  for (Cand& c : cands) c.chr = edit_distance(std::string_view(c.ptx), ptx);
   std::sort(cands.begin(), cands.end(), [](const Cand& x, const Cand& y) {
     return std::tie(x.other_arch, x.tok, x.chr, x.unshared, x.ptx) < std::tie(y.other_arch, y.tok, y.chr, y.unshared, y.ptx);
   });

@@ -73,7 +73,7 @@ def _chunks(v):
         return None
     if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
         raise TypeError(f"chunks: a list of K sizes is required, got {type(v).__name__}")
-    out = [_int_flag(k, "chunks[]", 0) for k in v]
+    out = [_int_flag(k, f"chunks[{i}]", 0, 2**30) for i, k in enumerate(v)]  # as tcemu gemm --chunks
     if not out:
         raise ValueError("chunks: the list is empty")
     return out

@@ -92,11 +92,16 @@ def _block_scales(e, scale_a, scale_b, M, K, N, hint=""):
     return _scales(scale_a, e, "scale_a", (M, kb)), np.ascontiguousarray(_scales(scale_b, e, "scale_b", (kb, N)).T)
 
 
+_INT_MAX = 2**31 - 1  # the C++ int each of these flags becomes
+
+
 def _int_flag(v, name, lo=None, hi=None):
+    """An int flag in lo..hi (hi: the C++ int's maximum unless given); TypeError / ValueError naming it."""
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
         raise TypeError(f"{name}: an int is required, got {type(v).__name__}")
-    if (lo is not None and v < lo) or (hi is not None and v > hi):
-        raise ValueError(f"{name}: {v} is outside {lo}..{hi}")
+    hi = _INT_MAX if hi is None else hi
+    if (lo is not None and v < lo) or v > hi:
+        raise ValueError(f"{name}: {v} is outside {'' if lo is None else lo}..{hi}")
     return int(v)
 
 

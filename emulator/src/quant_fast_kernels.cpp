@@ -305,7 +305,7 @@ struct GatherMul {
 // (the f32 nearest, stepped back toward zero when it rounded away, its last bit set when
 // inexact), which keeps 16 bits beyond bf16's and so rounds once, then the conversion kernel's
 // f32 -> bf16 (bf16 has f32's exponent range: its subnormals and overflow to Inf included).
-TCEMU_CVT_HOT uint32_t double_to_bf16_rn(double d) {
+[[maybe_unused]] TCEMU_CVT_HOT uint32_t double_to_bf16_rn(double d) {
   const float f = static_cast<float>(d);
   const double back = static_cast<double>(f);
   const uint32_t u = bits_of(f);

@@ -52,8 +52,19 @@ TEST(TcemuGpuCli, BadOptionsExit2NamingTheProblem) {
   EXPECT_NE(out.find("\"7\" is not a wgmma N"), std::string::npos) << out;
   EXPECT_EQ(run("probe --wgmma-n 8,x", &out), 2);
   EXPECT_NE(out.find("\"x\" is not a wgmma N"), std::string::npos) << out;
-  EXPECT_EQ(run("probe --no-such-option", &out), 2);
-  EXPECT_NE(out.find("unknown option --no-such-option"), std::string::npos) << out;
+  EXPECT_EQ(run("probe --no-such-option", &out), 2);  // CLI11's message
+  EXPECT_NE(out.find("The following argument was not expected: --no-such-option"), std::string::npos) << out;
+  // An option belongs to the commands that use it.
+  EXPECT_EQ(run("probe --tiles 4", &out), 2);
+  EXPECT_NE(out.find("not expected: 4 --tiles"), std::string::npos) << out;
+  EXPECT_EQ(run("frobnicate", &out), 2);
+  EXPECT_NE(out.find("unknown command frobnicate"), std::string::npos) << out;
+  EXPECT_EQ(run("", &out), 2);
+  EXPECT_NE(out.find("A subcommand is required"), std::string::npos) << out;
+  EXPECT_EQ(run("run", &out), 2);
+  EXPECT_NE(out.find("cases is required"), std::string::npos) << out;
+  EXPECT_EQ(run("random --tiles", &out), 2);
+  EXPECT_NE(out.find("--tiles"), std::string::npos) << out;
   EXPECT_EQ(run("random --seconds soon -o x.json", &out), 2);
   EXPECT_NE(out.find("--seconds: \"soon\" is not a number"), std::string::npos) << out;
   EXPECT_EQ(run("random --seconds 0 -o x.json", &out), 2);
@@ -62,6 +73,25 @@ TEST(TcemuGpuCli, BadOptionsExit2NamingTheProblem) {
   EXPECT_NE(out.find("--tiles: \"10x\" is not a whole number"), std::string::npos) << out;
   EXPECT_EQ(run("random --seed -1 -o x.json", &out), 2);
   EXPECT_NE(out.find("--seed: \"-1\" is not a whole number"), std::string::npos) << out;
+}
+
+TEST(TcemuGpuCli, HelpExits0AndNamesTheCommands) {
+  std::string out;
+  for (const char* args : {"help", "--help", "random --help"}) {
+    ASSERT_EQ(run(args, &out), 0) << args << "\n" << out;
+    EXPECT_NE(out.find("random"), std::string::npos) << out;
+  }
+  EXPECT_NE(out.find("--wgmma-n"), std::string::npos) << out;
+}
+
+// --report is repeatable and takes one value each time: the files after it are cases again.
+TEST(TcemuGpuCli, ReportTakesOneValue) {
+  std::string out;
+  const std::string set = std::string(TCEMU_SOURCE_DIR) + "/golden/sets/mma.sync_bf16.json";
+  // No GPU here: run reads its files first (bad input: 2), then exits 77; either way the cases
+  // were taken as cases (a missing file is named).
+  EXPECT_EQ(run("run --report r.md " + set + " --report r.json /nonexistent/cases.json", &out), 2);
+  EXPECT_NE(out.find("/nonexistent/cases.json"), std::string::npos) << out;
 }
 
 TEST(TcemuGpuCli, ListSaysWhyACaseOfAnotherArchitectureIsSkipped) {

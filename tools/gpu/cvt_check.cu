@@ -39,6 +39,7 @@
 #include "cvt_inputs.cuh"
 #include "cvt_variants.cuh"
 #include "gpu_arch.cuh"
+#include "gpu_backend.hpp"
 #include "gpu_common.hpp"
 #include "tcemu/ptx_cvt.hpp"
 
@@ -77,16 +78,6 @@ const Variant kVariants[] = {
     TCEMU_CVT_VARIANTS(TCEMU_TABLE_ROW)
 #undef TCEMU_TABLE_ROW
 };
-
-std::string mask_names(int mask) {
-  std::string s;
-  for (auto [bit, name] : {std::pair{1, "sm_90a"}, std::pair{2, "sm_100a"}, std::pair{4, "sm_120a"}})
-    if (mask & bit) {
-      if (!s.empty()) s += ',';
-      s += name;
-    }
-  return s;
-}
 
 // ---------------------------------------------------------------------------------------
 // Host side.
@@ -273,7 +264,7 @@ bool selftest_variant(const Variant& v, const tcemu::PtxCvt& pc) {
       why = e.what();
     }
   }
-  logf("%-36s %-24s %s%s %s\n", v.spelling, mask_names(v.mask).c_str(), ok ? "ok" : "INCONSISTENT",
+  logf("%-36s %-24s %s%s %s\n", v.spelling, arch_mask_names(v.mask).c_str(), ok ? "ok" : "INCONSISTENT",
        ex.conv ? " (bulk path)" : "", why.c_str());
   return ok;
 }
@@ -484,7 +475,7 @@ int main(int argc, char** argv) {
   Options opt;
   if (!parse_args(argc, argv, opt)) return 2;
   if (opt.list) {
-    for (const auto& v : kVariants) std::printf("%-24s %s\n", mask_names(v.mask).c_str(), v.spelling);
+    for (const auto& v : kVariants) std::printf("%-24s %s\n", arch_mask_names(v.mask).c_str(), v.spelling);
     return 0;
   }
   now_s();
@@ -493,7 +484,7 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop{};
   if (!TCEMU_CUDA_OK(cudaGetDeviceProperties(&prop, 0))) return 1;
   // Only the variants of this GPU's target: elsewhere their kernels are empty (cvt_ops.cuh).
-  const int arch_bit = prop.major == 9 && prop.minor == 0 ? 1 : prop.major == 10 ? 2 : prop.major == 12 ? 4 : 0;
+  const int arch_bit = arch_bit_of(prop.major, prop.minor);
   if (arch_bit == 0) {
     logf("device: %s (sm_%d%d): cvt_check is built for sm_90a, sm_100a and sm_120a only\n", prop.name, prop.major,
          prop.minor);

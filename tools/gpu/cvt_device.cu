@@ -51,8 +51,7 @@ std::string run_cvt(const CvtInfo& in, const std::vector<uint64_t>& src, const s
   cudaError_t e;
   if ((e = cudaGetDevice(&dev)) != cudaSuccess || (e = cudaGetDeviceProperties(&p, dev)) != cudaSuccess)
     return cuda_util::error(e, "cudaGetDeviceProperties");
-  const int bit = p.major == 9 && p.minor == 0 ? 1 : p.major == 10 ? 2 : p.major == 12 ? 4 : 0;
-  if (!(in.arch_mask & bit))
+  if (!(in.arch_mask & arch_bit_of(p.major, p.minor)))
     return std::string(in.ptx) + " does not exist on compute capability " + std::to_string(p.major) + "." +
            std::to_string(p.minor) + " (no kernel body there)";
   const size_t n = rbits.size();

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tcemu_gpu {
@@ -31,6 +32,23 @@ struct InstrInfo {
 };
 const std::vector<InstrInfo>& instructions();
 const InstrInfo* find_instr(const std::string& ptx);  // exact spelling; nullptr when absent
+
+// The architecture-mask bit of compute capability major.minor: 1 for 9.0 (sm_90a), 2 for 10.x
+// (sm_100a), 4 for 12.x (sm_120a), 0 for every other GPU (the programs here are built for
+// those three targets only).
+constexpr int arch_bit_of(int cc_major, int cc_minor) {
+  return cc_major == 9 && cc_minor == 0 ? 1 : cc_major == 10 ? 2 : cc_major == 12 ? 4 : 0;
+}
+// The targets of an architecture mask, comma-separated: "sm_90a,sm_100a,sm_120a" for 7.
+inline std::string arch_mask_names(int mask) {
+  std::string s;
+  for (const auto& [bit, name] : {std::pair{1, "sm_90a"}, std::pair{2, "sm_100a"}, std::pair{4, "sm_120a"}})
+    if (mask & bit) {
+      if (!s.empty()) s += ',';
+      s += name;
+    }
+  return s;
+}
 
 // The GPU present, if any.
 struct DeviceInfo {

@@ -31,12 +31,7 @@ WmmaImages wmma_images(const InstrInfo& in) {
           round(static_cast<uint32_t>(in.m * in.n * in.c_bits / 8))};
 }
 
-int DeviceInfo::arch_bit() const {
-  if (cc_major == 9 && cc_minor == 0) return 1;
-  if (cc_major == 10) return 2;
-  if (cc_major == 12) return 4;
-  return 0;
-}
+int DeviceInfo::arch_bit() const { return arch_bit_of(cc_major, cc_minor); }
 
 const std::vector<CvtInfo>& cvt_variants() {
   static const std::vector<CvtInfo> v = [] {

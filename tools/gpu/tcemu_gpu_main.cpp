@@ -34,6 +34,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "case_runner.hpp"
 #include "gpu_backend.hpp"
 #include "probe.hpp"
@@ -110,42 +112,51 @@ uint64_t whole_of(const std::string& opt, const std::string& v, uint64_t max) {
   return n;
 }
 
-Args parse(int argc, char** argv) {
-  if (argc < 2) throw UsageError("no command");
-  Args a;
-  a.cmd = argv[1];
-  for (int i = 2; i < argc; ++i) {
-    const std::string s = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw UsageError(s + " needs a value");
-      return argv[++i];
-    };
-    if (s == "-o" || s == "--out") a.out = value();
-    else if (s == "--report") a.reports.push_back(value());
-    else if (s == "--only") a.only = value();
-    else if (s == "--json") a.json = value();
-    else if (s == "--emulator") a.emulator_arch = value();
-    else if (s == "--tiles") {
-      a.tiles = static_cast<long>(whole_of(s, value(), 1000000000000ULL));
-    } else if (s == "--seed") {
-      a.seed = whole_of(s, value(), UINT64_MAX);
-    } else if (s == "--seconds") {
-      a.seconds = number_of(s, value());
-      if (!(a.seconds > 0)) throw UsageError("--seconds needs a positive number of seconds");
-    }
-    else if (s == "--wgmma-n") {
-      std::string v = value();
-      if (v == "all") {
-        a.wgmma_n.clear();
-        continue;
-      }
-      a.wgmma_n_except = !v.empty() && v[0] == '!';
-      a.wgmma_n = parse_n_list(s, a.wgmma_n_except ? v.substr(1) : v);
-    }
-    else if (!s.empty() && s[0] == '-') throw UsageError(std::string("unknown option ") + s);
-    else a.inputs.push_back(s);
+// The command line (CLI11, as tcemu's own): one subcommand and its options. Number options
+// are read as text and checked by whole_of / number_of / parse_n_list, whose messages name the
+// option and the value.
+struct RawNumbers {
+  std::string tiles, seed, seconds, wgmma_n;
+};
+
+void finish_args(Args& a, const RawNumbers& raw) {
+  if (!raw.tiles.empty()) a.tiles = static_cast<long>(whole_of("--tiles", raw.tiles, 1000000000000ULL));
+  if (!raw.seed.empty()) a.seed = whole_of("--seed", raw.seed, UINT64_MAX);
+  if (!raw.seconds.empty()) {
+    a.seconds = number_of("--seconds", raw.seconds);
+    if (!(a.seconds > 0)) throw UsageError("--seconds needs a positive number of seconds");
   }
-  return a;
+  if (!raw.wgmma_n.empty() && raw.wgmma_n != "all") {
+    a.wgmma_n_except = raw.wgmma_n[0] == '!';
+    a.wgmma_n = parse_n_list("--wgmma-n", a.wgmma_n_except ? raw.wgmma_n.substr(1) : raw.wgmma_n);
+  }
+}
+
+void add_options(CLI::App& app, Args& a, RawNumbers& raw) {
+  CLI::App* info = app.add_subcommand("info", "the GPU, the CUDA versions, the instructions built");
+  CLI::App* list = app.add_subcommand("list", "the instructions built, or which cases of CASES.json would run where");
+  list->add_option("cases", a.inputs, "golden files (CASES.json)");
+  CLI::App* run = app.add_subcommand("run", "run the cases on the GPU, compare them with their expected results");
+  run->add_option("cases", a.inputs, "golden files (CASES.json)")->required();
+  CLI::App* random = app.add_subcommand("random", "random cases of every instruction the GPU runs");
+  CLI::App* probe = app.add_subcommand("probe", "the directed probes (docs/sources.md): the measured datapath parameters");
+  for (CLI::App* c : {run, random}) {
+    c->add_option("-o,--out", a.out, "the measured cases (a golden file)");
+    c->add_option("--report", a.reports, "a report, R.md or R.json (repeatable)")->allow_extra_args(false);
+  }
+  for (CLI::App* c : {run, random, probe})
+    c->add_option("--only", a.only, "only the instructions (run: or cases) whose name holds SUBSTRING");
+  for (CLI::App* c : {random, probe})
+    c->add_option("--wgmma-n", raw.wgmma_n, "the wgmma N taken: all (default), a list 8,256, or all but a list !8,256");
+  random->add_option("--tiles", raw.tiles, "instruction tiles per instruction (default 1000)");
+  random->add_option("--seed", raw.seed, "the first seed (default 1)");
+  random->add_option("--seconds", raw.seconds, "start no instruction after T seconds");
+  probe->add_option("--json", a.json, "the probe results as JSON");
+  probe->add_option("--emulator", a.emulator_arch, "probe the emulator's model of ARCH instead of the GPU");
+  for (CLI::App* c : {info, list, run, random, probe})
+    c->callback([&a, c] { a.cmd = c->get_name(); });
+  app.require_subcommand(1);
+  app.footer("exit: 0 all matched, 1 differences or device errors, 2 bad input, 77 no usable GPU (skipped)");
 }
 
 std::string arch_of(const DeviceInfo& d) {
@@ -155,16 +166,6 @@ std::string arch_of(const DeviceInfo& d) {
     case 4: return "sm_120a";
     default: return std::string("sm_") + std::to_string(d.cc_major) + std::to_string(d.cc_minor);
   }
-}
-
-std::string mask_names(int mask) {
-  std::string s;
-  for (auto [bit, name] : {std::pair{1, "sm_90a"}, std::pair{2, "sm_100a"}, std::pair{4, "sm_120a"}})
-    if (mask & bit) {
-      if (!s.empty()) s += ',';
-      s += name;
-    }
-  return s;
 }
 
 DeviceInfo need_device() {
@@ -464,14 +465,14 @@ int cmd_info() {
               << d.driver << ", CUDA runtime " << d.runtime << "\n";
   std::map<std::string, int> per;
   for (const InstrInfo& in : instructions())
-    ++per[std::string(in.wgmma ? "wgmma" : in.wmma ? "wmma" : "mma.sync") + " on " + mask_names(in.arch_mask)];
+    ++per[std::string(in.wgmma ? "wgmma" : in.wmma ? "wmma" : "mma.sync") + " on " + arch_mask_names(in.arch_mask)];
   std::cout << instructions().size() << " instruction kernels built:";
   for (const auto& [k, v] : per) std::cout << " " << v << " " << k << ";";
   size_t tc = 0;
   for (const tcemu::InstrEntry* e : tcgen05_entries()) tc += tcgen05_entry_why_not(*e).empty();
   std::cout << " tcgen05.mma: " << tc << " catalog entries (cta_group::1 and ::2, every kind) on sm_100a;";
   std::map<std::string, int> cvt_per;
-  for (const CvtInfo& cv : cvt_variants()) ++cvt_per[mask_names(cv.arch_mask)];
+  for (const CvtInfo& cv : cvt_variants()) ++cvt_per[arch_mask_names(cv.arch_mask)];
   std::cout << " PTX cvt:";
   for (const auto& [k, v] : cvt_per) std::cout << " " << v << " on " << k << ";";
   std::cout << "\n";
@@ -481,14 +482,14 @@ int cmd_info() {
 int cmd_list(const Args& a) {
   if (a.inputs.empty()) {
     for (const InstrInfo& in : instructions())
-      std::cout << mask_names(in.arch_mask) << "\t"
+      std::cout << arch_mask_names(in.arch_mask) << "\t"
                 << in.ptx << "\n";
     for (const tcemu::InstrEntry* e : tcgen05_entries()) {
       const std::string why = tcgen05_entry_why_not(*e);
       std::cout << (why.empty() ? "sm_100a" : "not built") << "\t" << e->ptx << " " << tcgen05_types(*e)
                 << (why.empty() ? std::string() : std::string("\t") + why) << "\n";
     }
-    for (const CvtInfo& cv : cvt_variants()) std::cout << mask_names(cv.arch_mask) << "\t" << cv.ptx << "\n";
+    for (const CvtInfo& cv : cvt_variants()) std::cout << arch_mask_names(cv.arch_mask) << "\t" << cv.ptx << "\n";
     return 0;
   }
   // Which cases of the files would run on each architecture (no GPU needed).
@@ -519,37 +520,45 @@ int cmd_list(const Args& a) {
   return 0;
 }
 
-const char* kUsage =
-    "usage: tcemu-gpu info | list [CASES.json...] | run CASES.json... -o ACTUAL.json [--report R.md|R.json]... [--only S]\n"
-    "       | random -o OUT.json [--tiles N] [--seed S] [--seconds T] [--only S] [--wgmma-n SET] [--report R]\n"
-    "       | probe [--only S] [--wgmma-n SET] [--json F] [--emulator ARCH]\n"
-    "--wgmma-n SET: the wgmma N that random/probe take: all (default), 8,256 or !8,256 (all but those)\n"
-    "exit: 0 all matched, 1 differences or device errors, 2 bad input, 77 no usable GPU (skipped)\n";
-
 }  // namespace
 
 int main(int argc, char** argv) {
   // One line at a time, also into a file: a run stopped at its time limit keeps what it printed.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  CLI::App app{"tcemu-gpu: runs tensor-core instructions and PTX cvt on the present GPU (docs/gpu.md)", "tcemu-gpu"};
+  Args a;
+  RawNumbers raw;
+  add_options(app, a, raw);
+  if (argc >= 2 && argv[1][0] != '-') {
+    const std::string cmd = argv[1];
+    if (cmd == "help") {
+      std::cout << app.help();
+      return 0;
+    }
+    bool known = false;
+    for (const CLI::App* c : app.get_subcommands({})) known = known || c->get_name() == cmd;
+    if (!known) {
+      std::cerr << "tcemu-gpu: unknown command " << cmd << " (tcemu-gpu --help lists the commands)\n";
+      return kExitBadInput;
+    }
+  }
   try {
-    const Args a = parse(argc, argv);
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : kExitBadInput;  // usage errors are bad input: status 2
+  }
+  try {
+    finish_args(a, raw);
     if (a.cmd == "run") return cmd_run(a);
     if (a.cmd == "random") return cmd_random(a);
     if (a.cmd == "probe") return cmd_probe(a);
     if (a.cmd == "info") return cmd_info();
-    if (a.cmd == "list") return cmd_list(a);
-    if (a.cmd == "-h" || a.cmd == "--help" || a.cmd == "help") {
-      std::cout << kUsage;
-      return 0;
-    }
-    throw UsageError(std::string("unknown command ") + a.cmd);
+    return cmd_list(a);
   } catch (const UsageError& e) {
-    std::cerr << "tcemu-gpu: " << e.what() << "\n" << kUsage;
+    std::cerr << "tcemu-gpu: " << e.what() << "\n(tcemu-gpu --help lists the commands and their options)\n";
     return kExitBadInput;
-  } catch (const tg::GoldenError& e) {
-    std::cerr << "tcemu-gpu: " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // tg::GoldenError among them: bad input
     std::cerr << "tcemu-gpu: " << e.what() << "\n";
     return kExitBadInput;
   }

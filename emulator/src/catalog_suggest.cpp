@@ -42,6 +42,7 @@ std::string_view base(std::string_view arch) {
 std::vector<std::string> nearest_spellings(std::string_view arch, std::string_view ptx, size_t n) {
   // A typed spelling is cut to 200 characters: enough for any PTX spelling, bounded work.
   ptx = ptx.substr(0, 200);
+  if (n == 0) return {};
   const std::vector<std::string_view> want = tokens(ptx);
   struct Cand {
     bool other_arch;
@@ -63,7 +64,6 @@ std::vector<std::string> nearest_spellings(std::string_view arch, std::string_vi
   // first n: those ordered by (other_arch, tok) no later than the n-th.
   std::sort(cands.begin(), cands.end(),
             [](const Cand& x, const Cand& y) { return std::tie(x.other_arch, x.tok) < std::tie(y.other_arch, y.tok); });
-  if (n == 0) return {};
   if (cands.size() > n) {
     const Cand& last = cands[n - 1];
     const auto keep = std::find_if(cands.begin() + static_cast<std::ptrdiff_t>(n), cands.end(), [&](const Cand& c) {

@@ -4,12 +4,14 @@
 //   rn/rna/rz/rd/ru, with or without satfinite, default NaN policy: one branch-free integer
 //   kernel per destination and mode (F32ToNarrow in converter_kernels.hpp), vectorised by the compiler for
 //   AVX-512, AVX2 and baseline x86-64 and chosen at run time.
-// - 8- and 16-bit sources: a table of every code's result, built once per Converter.
+// - 8- and 16-bit sources: a table of every code's result, built once per Converter by the
+//   first run() long enough to pay for it (a short one converts element by element).
 // Every kernel is checked against the scalar core over all inputs by tests/convert.
 #include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <vector>
 
@@ -100,6 +102,12 @@ bool f32_kernel_applies(const ConvertOptions& o) {
 
 }  // namespace
 
+struct Converter::Table {
+  std::once_flag once;
+  std::atomic<bool> ready{false};
+  std::vector<uint64_t> codes;
+};
+
 Converter::Converter(Fmt from, Fmt to, const ConvertOptions& opt) : from_(from), to_(to), opt_(opt) {
   if (from == Fmt::f32 && f32_kernel_applies(opt)) {
     switch (to) {
@@ -113,12 +121,23 @@ Converter::Converter(Fmt from, Fmt to, const ConvertOptions& opt) : from_(from),
       default: break;
     }
   }
-  if (!kernel_ && info(from).width <= 16 && opt.round != Round::rs) {
-    const size_t n = size_t{1} << info(from).width;
-    auto t = std::make_shared<std::vector<uint64_t>>(n);
-    for (size_t c = 0; c < n; ++c) (*t)[c] = convert(from, to, c, opt).code;
-    table_ = std::move(t);
+  if (!kernel_ && info(from).width <= 16 && opt.round != Round::rs) table_ = std::make_shared<Table>();
+}
+
+// The table when it is built, or when a run of n elements pays for building it (the 2^w
+// conversions of the table cost at most 16 times the run's own); else nullptr.
+const uint64_t* Converter::ready_table(size_t n) const {
+  if (!table_) return nullptr;
+  const size_t size = size_t{1} << info(from_).width;
+  if (!table_->ready.load(std::memory_order_acquire)) {
+    if (n * 16 < size) return nullptr;
+    std::call_once(table_->once, [&] {
+      table_->codes.resize(size);
+      for (size_t c = 0; c < size; ++c) table_->codes[c] = convert(from_, to_, c, opt_).code;
+      table_->ready.store(true, std::memory_order_release);
+    });
   }
+  return table_->codes.data();
 }
 
 void Converter::run(const void* src, void* dst, size_t n, const uint32_t* rbits, const Exec& exec) const {
@@ -126,6 +145,7 @@ void Converter::run(const void* src, void* dst, size_t n, const uint32_t* rbits,
     throw std::invalid_argument("Converter::run: stochastic rounding (rs) needs one random word per element");
   constexpr size_t chunk = size_t{1} << 16;
   const int threads = n >= chunk ? thread_count(exec) : 1;
+  ready_table(n);  // built before the threads start (they read it)
   if (threads <= 1) {
     run_serial(src, dst, n, rbits);
     return;
@@ -141,9 +161,8 @@ void Converter::run(const void* src, void* dst, size_t n, const uint32_t* rbits,
 void Converter::run_serial(const void* src, void* dst, size_t n, const uint32_t* rbits) const {
   if (kernel_) { kernel_(src, dst, n); return; }
   const size_t sb = container_bytes(from_), db = container_bytes(to_);
-  if (table_) {
-    const uint64_t* t = table_->data();
-    const uint64_t mask = table_->size() - 1;
+  if (const uint64_t* t = ready_table(n)) {
+    const uint64_t mask = (uint64_t{1} << info(from_).width) - 1;
     if (sb == 1 && db == 1) {
       const uint8_t* in = static_cast<const uint8_t*>(src);
       uint8_t* out = static_cast<uint8_t*>(dst);

@@ -58,8 +58,6 @@ struct ValueConversion {
   nlohmann::json record = nlohmann::json::object();  // per operand: source type and options
 };
 
-constexpr size_t kTabulateFrom = 4096;  // elements from which read_values builds a Converter table
-
 Matrix read_values(const std::string& path, const std::string& what, Fmt to, bool col, ValueConversion& vc) {
   const io::NpyArray a = io::read_npy(path);
   const auto [rows, cols] = logical_shape(a, path, col);
@@ -75,20 +73,14 @@ Matrix read_values(const std::string& path, const std::string& what, Fmt to, boo
     throw InputError(what + ": no conversion " + std::string(info(from).name) + " -> " + std::string(info(to).name) +
                      " under convention '" + vc.convention + "': " + r.error);
   if (r.options->round == Round::rs) throw InputError("--round rs needs random bits; tcemu mma does not take them");
+  const Converter conv(from, to, *r.options);
+  const size_t db = container_bytes(to);
+  std::vector<uint8_t> out(a.count() * db);
+  conv.run(a.data.data(), out.data(), a.count());
   std::vector<uint64_t> s(a.count(), 0);
-  if (info(from).width <= 16 && a.count() < kTabulateFrom) {
-    // A Converter from a 16-bit type tabulates all 2^16 source codes first: a small operand
-    // costs less converted element by element (the table's entries are these conversions).
-    for (size_t i = 0; i < s.size(); ++i) s[i] = convert(from, to, a.bits(i), *r.options).code;
-  } else {
-    const Converter conv(from, to, *r.options);
-    const size_t db = container_bytes(to);
-    std::vector<uint8_t> out(a.count() * db);
-    conv.run(a.data.data(), out.data(), a.count());
-    for_ranges(s.size(), [&](size_t i0, size_t i1) {
-      for (size_t i = i0; i < i1; ++i) std::memcpy(&s[i], &out[i * db], db);
-    });
-  }
+  for_ranges(s.size(), [&](size_t i0, size_t i1) {
+    for (size_t i = i0; i < i1; ++i) std::memcpy(&s[i], &out[i * db], db);
+  });
   vc.record[what] = {{"from", std::string(info(from).name)},
                      {"to", std::string(info(to).name)},
                      {"round", std::string(to_string(r.options->round))},

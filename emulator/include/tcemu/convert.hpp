@@ -178,7 +178,12 @@ class Converter {
   Fmt from_, to_;
   ConvertOptions opt_;
   Kernel kernel_ = nullptr;
-  std::shared_ptr<const std::vector<uint64_t>> table_;  // every source code's result
+  // 8- and 16-bit sources: every source code's result, built by the first run() of enough
+  // elements to pay for it (at least 1/16 of the table); shorter runs convert element by
+  // element. Shared by copies of the Converter.
+  struct Table;
+  std::shared_ptr<Table> table_;
+  const uint64_t* ready_table(size_t n) const;
 };
 
 // ---------------------------------------------------------------------------------------

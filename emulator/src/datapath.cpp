@@ -142,23 +142,6 @@ uint64_t add_rne(Fmt out, uint64_t x, uint64_t y) {
 
 uint32_t f32_add_rne(uint32_t x, uint32_t y) { return dp::add_rne_f32(x, y); }
 
-// ---- the steps (dp_steps.hpp) ---------------------------------------------------------------
-
-uint64_t fdpa_step_decoded(const DatapathParams& p, const Operand* a, const Operand* b, size_t n, uint64_t c,
-                           const Operand* sa, const Operand* sb) {
-  if (sa) return dp::fdpa_step<true>(dp::step_params(p), a, b, static_cast<int>(n), c, sa, sb);
-  return dp::fdpa_step<false>(dp::step_params(p), a, b, static_cast<int>(n), c, nullptr, nullptr);
-}
-
-uint64_t gst_step_decoded(const DatapathParams& p, const Operand* a, const Operand* b, size_t n, uint64_t c,
-                          const Operand* sa, const Operand* sb) {
-  return dp::gst_step(dp::step_params(p), a, b, static_cast<int>(n), c, sa, sb);
-}
-
-uint64_t int_step_decoded(const DatapathParams& p, const Operand* a, const Operand* b, size_t n, uint64_t c) {
-  return dp::int_step(dp::step_params(p), a, b, static_cast<int>(n), c);
-}
-
 // ---- code-level API ------------------------------------------------------------------------
 
 namespace {
@@ -191,29 +174,44 @@ size_t instruction_terms(const DatapathParams& p) { return static_cast<size_t>(p
 
 namespace {
 
-// fdpa_dot for the forms defined per instruction (k-pair halves, C added after the
-// instruction): the instruction is 2L terms with k-pair halves, else L.
-uint64_t instruction_dot(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint64_t> a,
-                         std::span<const uint64_t> b, uint64_t c) {
-  const size_t IK = instruction_terms(p), L = static_cast<size_t>(p.L);
-  const std::vector<size_t> order = instruction_k_order(p, IK);
-  const bool after = p.c_entry == CEntry::rne_after_instruction;
-  const Fmt out = output_format(p.rounding);
-  std::vector<uint64_t> pa(IK), pb(IK);
-  uint64_t d = c;
-  for (size_t k0 = 0; k0 < std::max<size_t>(a.size(), 1); k0 += IK) {
-    // A last partial instruction is padded with zero terms (zero products).
-    for (size_t j = 0; j < IK; ++j) {
-      const size_t k = k0 + order[j];
-      pa[j] = k < a.size() ? a[k] : 0;
-      pb[j] = k < a.size() ? b[k] : 0;
+// The operands of a dot product decoded into step order for dp_steps.hpp: term j holds the
+// codes at index pos[j] of a and b (an index past the end is a zero code: a padded term, a zero
+// product), and the scales as dp::chain_element reads them: one per term (ST-FDPA) or per group
+// of p.group (GST-FDPA), the group's or term's block scale. Scaled kinds take no instruction
+// forms (validate), so their pos is 0, 1, 2, ...
+struct Terms {
+  std::vector<Operand> a, b, sa, sb;
+};
+
+Terms decode_terms(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint64_t> a, std::span<const uint64_t> b,
+                   const BlockScales* scales, const std::vector<size_t>& pos) {
+  Terms t;
+  t.a.reserve(pos.size());
+  t.b.reserve(pos.size());
+  for (const size_t k : pos) {
+    Operand x = decode_operand(fa, k < a.size() ? a[k] : 0), y = decode_operand(fb, k < b.size() ? b[k] : 0);
+    if (p.widen_to_f16) {
+      x = widened_to_f16(x);
+      y = widened_to_f16(y);
     }
-    uint64_t t = after ? 0 : d;
-    for (size_t j = 0; j < IK; j += L)
-      t = fdpa_step(p, fa, fb, std::span<const uint64_t>(pa).subspan(j, L), std::span<const uint64_t>(pb).subspan(j, L), t);
-    d = after ? add_rne(out, d, t) : t;
+    t.a.push_back(x);
+    t.b.push_back(y);
   }
-  return d;
+  const size_t unit = static_cast<size_t>(dp::scale_unit(dp::step_params(p)));
+  if (unit && scales) {
+    const size_t blk = static_cast<size_t>(scales->block);
+    for (size_t g = 0; g * unit < pos.size(); ++g) {
+      t.sa.push_back(decode_operand(scales->fmt, scales->a[g * unit / blk]));
+      t.sb.push_back(decode_operand(scales->fmt, scales->b[g * unit / blk]));
+    }
+  }
+  return t;
+}
+
+std::vector<size_t> identity_order(size_t n) {
+  std::vector<size_t> pos(n);
+  for (size_t k = 0; k < n; ++k) pos[k] = k;
+  return pos;
 }
 
 }  // namespace
@@ -226,40 +224,22 @@ uint64_t fdpa_step(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint
   if (std::string e = validate(p, fa, fb, scales ? std::optional<Fmt>(scales->fmt) : std::nullopt); !e.empty())
     throw std::invalid_argument(e);
   check_scales(p, scales, n);
-  std::vector<Operand> da(n), db(n);
-  for (size_t i = 0; i < n; ++i) {
-    da[i] = decode_operand(fa, a[i]);
-    db[i] = decode_operand(fb, b[i]);
-    if (p.widen_to_f16) {
-      da[i] = widened_to_f16(da[i]);
-      db[i] = widened_to_f16(db[i]);
-    }
-  }
+  const Terms t = decode_terms(p, fa, fb, a, b, scales, identity_order(n));
+  const dp::StepParams sp = dp::step_params(p);
+  const int len = static_cast<int>(n);
   switch (p.kind) {
-    case DatapathKind::integer: return int_step_decoded(p, da.data(), db.data(), n, c);
-    case DatapathKind::t_fdpa: return fdpa_step_decoded(p, da.data(), db.data(), n, c);
-    case DatapathKind::st_fdpa: {
-      std::vector<Operand> sa(n), sb(n);
-      for (size_t i = 0; i < n; ++i) {
-        sa[i] = decode_operand(scales->fmt, scales->a[i / static_cast<size_t>(scales->block)]);
-        sb[i] = decode_operand(scales->fmt, scales->b[i / static_cast<size_t>(scales->block)]);
-      }
-      return fdpa_step_decoded(p, da.data(), db.data(), n, c, sa.data(), sb.data());
-    }
-    case DatapathKind::gst_fdpa: {
-      // One scale per group of p.group; a block of 32 is replicated to both of its 16-groups.
-      const size_t G = static_cast<size_t>(p.group), ng = (n + G - 1) / G;
-      std::vector<Operand> sa(ng), sb(ng);
-      for (size_t g = 0; g < ng; ++g) {
-        sa[g] = decode_operand(scales->fmt, scales->a[g * G / static_cast<size_t>(scales->block)]);
-        sb[g] = decode_operand(scales->fmt, scales->b[g * G / static_cast<size_t>(scales->block)]);
-      }
-      return gst_step_decoded(p, da.data(), db.data(), n, c, sa.data(), sb.data());
-    }
+    case DatapathKind::integer: return dp::int_step(sp, t.a.data(), t.b.data(), len, c);
+    case DatapathKind::t_fdpa: return dp::fdpa_step<false>(sp, t.a.data(), t.b.data(), len, c, nullptr, nullptr);
+    case DatapathKind::st_fdpa: return dp::fdpa_step<true>(sp, t.a.data(), t.b.data(), len, c, t.sa.data(), t.sb.data());
+    case DatapathKind::gst_fdpa: return dp::gst_step(sp, t.a.data(), t.b.data(), len, c, t.sa.data(), t.sb.data());
   }
   return 0;
 }
 
+// The chain over K of dp_steps.hpp (chain_element), as mma()'s generic loop and the CUDA
+// kernels run it, on one row and column: steps of L; in the forms defined per instruction,
+// whole instructions of instruction_terms(p) terms in instruction_k_order, a last partial one
+// padded with zero codes (an empty dot product is one instruction of zeros).
 uint64_t fdpa_dot(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint64_t> a, std::span<const uint64_t> b,
                   uint64_t c, const BlockScales* scales) {
   if (b.size() != a.size()) throw std::invalid_argument("a and b differ in length");
@@ -268,20 +248,27 @@ uint64_t fdpa_dot(const DatapathParams& p, Fmt fa, Fmt fb, std::span<const uint6
       (scales->block < 1 || L % static_cast<size_t>(scales->block) != 0))
     throw std::invalid_argument("L must be a multiple of the scale block");
   check_scales(p, scales, a.size());
-  if (p.kpair_halves || p.c_entry == CEntry::rne_after_instruction) return instruction_dot(p, fa, fb, a, b, c);
-  uint64_t d = c;
-  if (a.empty()) return fdpa_step(p, fa, fb, a, b, c, scales);
-  for (size_t k = 0; k < a.size(); k += L) {
-    const size_t m = std::min(L, a.size() - k);
-    if (scales) {
-      const size_t off = k / static_cast<size_t>(scales->block);
-      BlockScales s{scales->fmt, scales->block, scales->a.subspan(off), scales->b.subspan(off)};
-      d = fdpa_step(p, fa, fb, a.subspan(k, m), b.subspan(k, m), d, &s);
-    } else {
-      d = fdpa_step(p, fa, fb, a.subspan(k, m), b.subspan(k, m), d, nullptr);
-    }
+  const bool per_instr = p.kpair_halves || p.c_entry == CEntry::rne_after_instruction;
+  if (a.empty() && !per_instr) return fdpa_step(p, fa, fb, a, b, c, scales);  // one step of no terms
+  if (std::string e = validate(p, fa, fb, scales ? std::optional<Fmt>(scales->fmt) : std::nullopt); !e.empty())
+    throw std::invalid_argument(e);
+  std::vector<size_t> pos;
+  size_t IK = L;
+  if (per_instr) {
+    IK = instruction_terms(p);
+    const std::vector<size_t> order = instruction_k_order(p, IK);
+    for (size_t k0 = 0; k0 < std::max<size_t>(a.size(), 1); k0 += IK)
+      for (const size_t j : order) pos.push_back(k0 + j);
+  } else {
+    pos = identity_order(a.size());
   }
-  return d;
+  const Terms t = decode_terms(p, fa, fb, a, b, scales, pos);
+  MmaOptions opt;  // one D element: C as given, no promotion (the defaults)
+  dp::ChainParams ch = dp::chain_params(p, 0, static_cast<int>(IK), opt);
+  ch.K = static_cast<int64_t>(pos.size());
+  const bool scaled = !t.sa.empty();
+  return dp::chain_element(dp::step_params(p), ch, t.a.data(), t.b.data(), scaled ? t.sa.data() : nullptr,
+                           scaled ? t.sb.data() : nullptr, dp::start_c(ch, c));
 }
 
 }  // namespace tcemu

@@ -285,6 +285,22 @@ TCEMU_DP_STEP ChainState chain_begin(const ChainParams& ch, uint64_t c) {
   return s;
 }
 
+// Whether FP32 promotion happens after the step that ends at k_end (k of the next step).
+TCEMU_DP_HD bool promotes_at(const ChainParams& ch, int64_t k_end) { return ch.promote && k_end % ch.promote == 0; }
+
+// FP32 promotion: the tensor-core accumulator added to the f32 accumulator, then cleared.
+TCEMU_DP_STEP void promote(ChainState& s) {
+  s.accum = add_rne_f32(static_cast<uint32_t>(s.accum), static_cast<uint32_t>(s.d));
+  s.d = 0;
+}
+
+// After the step that ends at k_end, with the step's result in s.d: FP32 promotion where it is
+// due. Every executor of the chain ends its steps with this (chain_step; the fast kernels of
+// mma_fast_kernels.hpp and mma_fast_avx512.hpp compute the step their own way, then call it).
+TCEMU_DP_STEP void chain_promote(const ChainParams& ch, ChainState& s, int64_t k_end) {
+  if (promotes_at(ch, k_end)) promote(s);
+}
+
 // The step of `len` terms at k: a, b its operands (in step order); sa, sb its scales: per term
 // for ST-FDPA (sa[i] scales term i), per group for GST-FDPA (sa[g]), unused otherwise.
 // KindT: -1 reads the kind from p; a DatapathKind value (equal to p.kind) lets a compiler
@@ -306,10 +322,7 @@ TCEMU_DP_STEP void chain_step(const StepParams& p, const ChainParams& ch, ChainS
       case DatapathKind::integer: s.d = int_step(p, a, b, len, s.d); break;
     }
   }
-  if (ch.promote && (k + len) % ch.promote == 0) {
-    s.accum = add_rne_f32(static_cast<uint32_t>(s.accum), static_cast<uint32_t>(s.d));
-    s.d = 0;
-  }
+  chain_promote(ch, s, k + len);
 }
 
 TCEMU_DP_STEP uint64_t chain_end(const ChainParams& ch, const ChainState& s) {

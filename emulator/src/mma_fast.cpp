@@ -1,8 +1,8 @@
 // The fast whole-matrix path (see mma_fast.hpp), its dispatch: which problems it takes, and
 // the per-problem context the kernels (mma_fast_fdpa.cpp, mma_fast_gst.cpp) run on. The kernels
-// compute the same arithmetic as mma_params' generic loop (fdpa_step_decoded /
-// gst_step_decoded on each D element, both built from dp_primitives.hpp), reorganised so that
-// a compiler vectorises it:
+// compute the same arithmetic as mma_params' generic loop (dp_steps.hpp's fdpa_step / gst_step
+// on each D element, chained by its chain_begin / chain_promote / chain_end), reorganised so
+// that a compiler vectorises it:
 //  - operands are decoded once into separate arrays (structure of arrays): alignment exponent
 //    E and signed integer significand; B is stored in blocks of kNB columns, each [k][kNB] and
 //    contiguous (bpos), so that one A value meets a run of consecutive columns n, each vector
@@ -18,7 +18,7 @@
 //    into its operands (the products, exponents and signs multiply and add the same way);
 //  - GST-FDPA: each operand becomes the integer value / 2^(smallest lowest-bit weight of its
 //    format), so a group's exact sum is a plain integer dot product; the group terms, C and
-//    the rounding are per D element, as in gst_step_decoded;
+//    the rounding are per D element, as in dp::gst_step;
 //  - a step whose row or column holds a NaN or Inf (operand or scale), or whose C is NaN or
 //    Inf, is recomputed by the generic step function on decoded operands, so every special
 //    rule stays the generic path's.
@@ -120,7 +120,8 @@ uint64_t Fallback::step(size_t m, size_t n, size_t s, uint64_t c) {
   }
   for (size_t i = 0; i < L; ++i) b_[i] = negated(decoded(cx.pr.btype, cx.pr.B[(k + i) * cx.N + n]), cx.opt.negate_b);
   const DatapathParams& p = cx.p;
-  if (p.kind == DatapathKind::t_fdpa) return fdpa_step_decoded(p, a_.data(), b_.data(), L, c);
+  const int len = static_cast<int>(L);
+  if (p.kind == DatapathKind::t_fdpa) return dp::fdpa_step<false>(cx.sp, a_.data(), b_.data(), len, c, nullptr, nullptr);
   const size_t blk = static_cast<size_t>(cx.pr.scale_block);
   const Fmt st = *cx.pr.scale_type;
   if (p.kind == DatapathKind::st_fdpa) {
@@ -128,14 +129,14 @@ uint64_t Fallback::step(size_t m, size_t n, size_t s, uint64_t c) {
       sa_[i] = decoded(st, cx.pr.sa[m * cx.nb + (k + i) / blk]);
       sb_[i] = decoded(st, cx.pr.sb[n * cx.nb + (k + i) / blk]);
     }
-    return fdpa_step_decoded(p, a_.data(), b_.data(), L, c, sa_.data(), sb_.data());
+    return dp::fdpa_step<true>(cx.sp, a_.data(), b_.data(), len, c, sa_.data(), sb_.data());
   }
   const size_t G = static_cast<size_t>(p.group), g0 = k / G;
   for (size_t g = 0; g < L / G; ++g) {
     sa_[g] = decoded(st, cx.pr.sa[m * cx.nb + (g0 + g) * G / blk]);
     sb_[g] = decoded(st, cx.pr.sb[n * cx.nb + (g0 + g) * G / blk]);
   }
-  return gst_step_decoded(p, a_.data(), b_.data(), L, c, sa_.data(), sb_.data());
+  return dp::gst_step(cx.sp, a_.data(), b_.data(), len, c, sa_.data(), sb_.data());
 }
 
 }  // namespace fast
@@ -148,10 +149,9 @@ std::unique_ptr<PreparedMma> prepare_fast(const DatapathParams& p, const MmaProb
   const size_t M = static_cast<size_t>(pr.M), N = static_cast<size_t>(pr.N), K = static_cast<size_t>(pr.K);
   const size_t L = std::min(static_cast<size_t>(p.L), static_cast<size_t>(instr_k));
   const size_t nb = pr.scale_block > 0 ? K / static_cast<size_t>(pr.scale_block) : 0;
-  const size_t promote = opt.promote_every > 0 ? static_cast<size_t>(opt.promote_every) * static_cast<size_t>(instr_k) : 0;
-  const fast::Ctx cx{p, pr, opt, M, N, K, L, K / L, (N + fast::kNB - 1) / fast::kNB * fast::kNB, nb,
-                     output_format(p.rounding), dp::output_layout(p.rounding), p.c_entry == CEntry::fused,
-                     L < static_cast<size_t>(p.L), promote};
+  const fast::Ctx cx{p,  pr, opt, M, N, K, L, K / L, (N + fast::kNB - 1) / fast::kNB * fast::kNB, nb,
+                     dp::output_layout(p.rounding), p.c_entry == CEntry::fused, L < static_cast<size_t>(p.L),
+                     dp::step_params(p), dp::chain_params(p, pr.K, instr_k, opt)};
   if (p.kind == DatapathKind::gst_fdpa) return fast::fast_gst(cx, exec);
   return fast::fast_fdpa(cx, exec);
 }

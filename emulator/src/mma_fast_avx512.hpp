@@ -2,7 +2,8 @@
 // (mma_fast_fdpa_avx512.cpp, mma_fast_gst_avx512.cpp): the vector forms of dp_primitives.hpp's
 // accumulator decode, alignment and rounding toward zero to f32 (every lane equals the scalar
 // function it names), and the loop over column blocks, rows and steps with the generic step
-// for lanes that meet a NaN or Inf. Included on x86-64 GCC/clang builds only.
+// for lanes that meet a NaN or Inf (mma_fast_run_steps.inc, built here for AVX-512). Included on
+// x86-64 GCC/clang builds only.
 #pragma once
 
 #include "mma_fast_kernels.hpp"
@@ -84,56 +85,13 @@ TCEMU_V512 __m256i finish8(__m512i S, __m512i q, __m512i csig, __m512i clow, __m
   return _mm512_cvtepi64_epi32(code);
 }
 
-// Whether a kernel's vector end of step computes these parameters: C fused into an f32
-// accumulator rounded toward zero.
-inline bool takes_rounding(const Ctx& cx) {
-  return cx.fused && (cx.p.rounding == OutputRounding::rz_f32 || cx.p.rounding == OutputRounding::rz_e8m13);
+// bit j set where flag byte p[j] is nonzero, j < kNB (run_steps' special-lane flags).
+TCEMU_V512 uint32_t flags32(const uint8_t* p) {
+  return static_cast<uint32_t>(flags16(p)) | static_cast<uint32_t>(flags16(p + 16)) << 16;
 }
 
-// The loop of a kernel over one tile of D: column blocks of kNB, rows, steps.
-// `step(m, n0, s, code)` computes one step of row m over columns n0 .. n0 + kNB in place on the
-// running f32 codes and returns the lanes whose C is a NaN or Inf; those, and the lanes whose row or column holds one in the step
-// (spA: M x nsteps, spB: nsteps x Npad flags), are recomputed by the generic step function.
-// Then the FP32 promotion and the final D as finish_step / final_d do.
-template <typename Step>
-TCEMU_V512 void run_steps(const Ctx& cx, const uint8_t* spA, const uint8_t* spB, Step& step, const DTile& tile,
-                          uint64_t* D) {
-  const size_t S = cx.nsteps, Np = cx.Npad;
-  Fallback fb(cx);
-  alignas(64) uint32_t code[kNB], old[kNB];
-  uint64_t accum[kNB];
-  for (size_t n0 = tile.n0; n0 < tile.n1; n0 += kNB) {
-    const size_t nv = std::min<size_t>(kNB, tile.n1 - n0);
-    const uint32_t valid = nv == 32 ? ~0u : (1u << nv) - 1;
-    for (size_t m = tile.m0; m < tile.m1; ++m) {
-      for (size_t j = 0; j < kNB; ++j) {
-        const uint64_t c = j < nv ? start_c(cx, m, n0 + j) : 0;
-        accum[j] = c;
-        code[j] = static_cast<uint32_t>(cx.promote ? 0 : c);
-      }
-      for (size_t s = 0; s < S; ++s) {
-        uint32_t sp = spA[m * S + s] ? ~0u : 0u;
-        const uint8_t* spb = &spB[s * Np + n0];
-        sp |= static_cast<uint32_t>(flags16(spb)) | static_cast<uint32_t>(flags16(spb + 16)) << 16;
-        std::copy(code, code + kNB, old);
-        sp = (sp | step(m, n0, s, code)) & valid;
-        for (; sp; sp &= sp - 1) {
-          const int j = __builtin_ctz(sp);
-          code[j] = static_cast<uint32_t>(fb.step(m, n0 + static_cast<size_t>(j), s, old[j]));
-        }
-        if (cx.promote && (s + 1) * cx.L % cx.promote == 0)  // FP32 promotion (finish_step)
-          for (size_t j = 0; j < nv; ++j) {
-            accum[j] = dp::add_rne_f32(static_cast<uint32_t>(accum[j]), code[j]);
-            code[j] = 0;
-          }
-      }
-      for (size_t j = 0; j < nv; ++j) {  // final_d
-        uint64_t d = code[j];
-        if (cx.promote) d = cx.K % cx.promote ? dp::add_rne_f32(static_cast<uint32_t>(accum[j]), code[j]) : accum[j];
-        D[m * cx.N + n0 + j] = d;
-      }
-    }
-  }
-}
+#define TCEMU_VEC_FN TCEMU_V512
+#include "mma_fast_run_steps.inc"
+#undef TCEMU_VEC_FN
 
 }  // namespace tcemu::detail::fast::avx512

@@ -1,7 +1,7 @@
 // The T-FDPA / ST-FDPA kernel of the fast whole-matrix path (the plan is in mma_fast.cpp's
 // opening comment): operands as E / signed-significand arrays with the scales folded in, an
 // emax pass and a sum pass per step over kNB columns, then per D element the C term, the
-// rounding (dp::round_sum) and C added after, as fdpa_step_decoded does.
+// rounding (dp::round_sum) and C added after, as dp::fdpa_step does.
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -164,15 +164,10 @@ TCEMU_HOT void run_fdpa_body(const Ctx& cx, const FdpaOps<T>& o, const DTile& ti
   alignas(64) int32_t em[kNB];
   alignas(64) T S[kNB];
   Acc cur[kNB];
-  uint64_t accum[kNB];
   for (size_t n0 = tile.n0; n0 < tile.n1; n0 += kNB) {
     const size_t nv = std::min<size_t>(kNB, tile.n1 - n0);
     for (size_t m = tile.m0; m < tile.m1; ++m) {
-      for (size_t j = 0; j < nv; ++j) {
-        const uint64_t c = start_c(cx, m, n0 + j);
-        accum[j] = c;
-        set_acc(cur[j], cx.acc_layout, cx.promote ? 0 : c);
-      }
+      for (size_t j = 0; j < nv; ++j) begin_chain(cx, cur[j], m, n0 + j);
       for (size_t s = 0; s < cx.nsteps; ++s) {
         const size_t k = s * L;
         const bool rowsp = o.spA[m * cx.nsteps + s] != 0;
@@ -190,18 +185,18 @@ TCEMU_HOT void run_fdpa_body(const Ctx& cx, const FdpaOps<T>& o, const DTile& ti
           Acc& c = cur[j];
           uint64_t d;
           if (rowsp || spb[j] || c.special) {
-            d = fb.step(m, n0 + j, s, c.code);
+            d = fb.step(m, n0 + j, s, c.chain.d);
           } else {
             const int q = em[j] - p.F;
             int64_t sum = S[j];
             if (cx.fused) sum += dp::aligned_term(c.sig, c.low, c.neg, q);  // c.low - q <= F - man < 64
             d = dp::round_sum(p.rounding, p.positive_zero, sum, q);
-            if (!cx.fused) d = dp::add_rne_f32(static_cast<uint32_t>(d), static_cast<uint32_t>(c.code));
+            if (!cx.fused) d = dp::add_rne_f32(static_cast<uint32_t>(d), static_cast<uint32_t>(c.chain.d));
           }
-          finish_step(cx, k + L, d, c, accum[j]);
+          finish_step(cx, k + L, d, c);
         }
       }
-      for (size_t j = 0; j < nv; ++j) D[m * cx.N + n0 + j] = final_d(cx, cur[j], accum[j]);
+      for (size_t j = 0; j < nv; ++j) D[m * cx.N + n0 + j] = final_d(cx, cur[j]);
     }
   }
 }
@@ -222,17 +217,20 @@ TCEMU_AVX512 void run_fdpa_avx512_loops(const Ctx& cx, const FdpaOps<T>& o, cons
 }
 #endif
 
-// The decoded problem and the kernel that runs on it: the AVX-512 intrinsics kernel when
-// `chunk` > 0 (int32 sums over runs of `chunk` terms), else the loops of this file built for
-// the CPU's instruction set.
+// The decoded problem and the kernel that runs on it: the intrinsics kernel of the CPU's
+// instruction set (AVX-512 or AVX2) when `chunk` > 0 (int32 sums over runs of `chunk` terms),
+// else the loops of this file built for the CPU's instruction set.
 template <typename T>
 class PreparedFdpa final : public PreparedMma {
  public:
-  PreparedFdpa(const Ctx& cx, size_t chunk) : cx_(cx), chunk_(chunk) {}
+  PreparedFdpa(const Ctx& cx, size_t chunk) : cx_(cx), chunk_(chunk), isa_(kernel_isa()) {}
   bool build(const FdpaPlan& plan, const Exec& exec) { return build_fdpa(cx_, o_, plan, exec); }
   void run(const DTile& tile, uint64_t* D) const override {
     if constexpr (std::is_same_v<T, int32_t>)
-      if (chunk_) return run_fdpa_avx512(cx_, o_, chunk_, tile, D);
+      if (chunk_) {
+        if (isa_ == ConvertIsa::avx512) return run_fdpa_avx512(cx_, o_, chunk_, tile, D);
+        return run_fdpa_avx2_vec(cx_, o_, chunk_, tile, D);
+      }
     switch (kernel_isa()) {
 #ifdef TCEMU_FAST_X86
       case ConvertIsa::avx512: return run_fdpa_avx512_loops(cx_, o_, tile, D);
@@ -245,6 +243,7 @@ class PreparedFdpa final : public PreparedMma {
  private:
   Ctx cx_;
   size_t chunk_;
+  ConvertIsa isa_;  // the build that prepare chose the kernel for
   FdpaOps<T> o_;
 };
 
@@ -274,7 +273,10 @@ std::unique_ptr<PreparedMma> fast_fdpa(const Ctx& cx, const Exec& exec) {
   const double bound = term * static_cast<double>(cx.L);
   const bool a_fits = static_cast<double>(plan.maxA) * std::ldexp(1.0, c0l) <= 2147483647.0;
   // The AVX-512 kernel: every product (and A's shifted significand) an int32.
-  if (kernel_isa() == ConvertIsa::avx512 && fdpa_avx512_takes(cx) && term <= 2147483647.0 && a_fits)
+  // The intrinsics kernels (AVX-512, AVX2): every product (and A's shifted significand) an int32.
+  const ConvertIsa isa = kernel_isa();
+  const bool vec = (isa == ConvertIsa::avx512 && fdpa_avx512_takes(cx)) || (isa == ConvertIsa::avx2 && fdpa_avx2_takes(cx));
+  if (vec && term <= 2147483647.0 && a_fits)
     return prepared_fdpa<int32_t>(cx, plan, static_cast<size_t>(2147483647.0 / term), exec);
   if (bound <= 2147483647.0 && a_fits) return prepared_fdpa<int32_t>(cx, plan, 0, exec);
   if (bound <= std::ldexp(1.0, 60)) return prepared_fdpa<int64_t>(cx, plan, 0, exec);

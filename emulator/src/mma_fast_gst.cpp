@@ -1,7 +1,7 @@
 // The GST-FDPA kernel of the fast whole-matrix path (the plan is in mma_fast.cpp's opening
 // comment): operands as integers in units of their format's smallest lowest-bit weight, exact
 // group sums as integer dot products over kNB columns, then per D element the scaled group
-// terms, C and the rounding (dp::round_sum), as gst_step_decoded does.
+// terms, C and the rounding (dp::round_sum), as dp::gst_step does.
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -56,15 +56,10 @@ TCEMU_HOT void run_gst_body(const Ctx& cx, const GstOps& o, const DTile& tile, u
   Fallback fb(cx);
   int32_t gs[64 * kNB], any[64 * kNB];
   Acc cur[kNB];
-  uint64_t accum[kNB];
   for (size_t n0 = tile.n0; n0 < tile.n1; n0 += kNB) {
     const size_t nv = std::min<size_t>(kNB, tile.n1 - n0);
     for (size_t m = tile.m0; m < tile.m1; ++m) {
-      for (size_t j = 0; j < nv; ++j) {
-        const uint64_t c = start_c(cx, m, n0 + j);
-        accum[j] = c;
-        set_acc(cur[j], cx.acc_layout, cx.promote ? 0 : c);
-      }
+      for (size_t j = 0; j < nv; ++j) begin_chain(cx, cur[j], m, n0 + j);
       for (size_t s = 0; s < S; ++s) {
         const size_t k = s * L;
         for (size_t g = 0; g < gpl; ++g)
@@ -76,7 +71,7 @@ TCEMU_HOT void run_gst_body(const Ctx& cx, const GstOps& o, const DTile& tile, u
           const size_t n = n0 + j;
           uint64_t d;
           if (rowsp || spB[s * Np + n] || c.special) {
-            d = fb.step(m, n, s, c.code);
+            d = fb.step(m, n, s, c.chain.d);
           } else {
             const Scale* sb = &sB[n * ng + k / G];
             int emax = cx.partial ? p.e_zero : INT_MIN;
@@ -98,10 +93,10 @@ TCEMU_HOT void run_gst_body(const Ctx& cx, const GstOps& o, const DTile& tile, u
             sum += dp::apply_sign(dp::shift_trunc(c.sig, c.low - q), c.neg);
             d = dp::round_sum(p.rounding, p.positive_zero, sum, q);
           }
-          finish_step(cx, k + L, d, c, accum[j]);
+          finish_step(cx, k + L, d, c);
         }
       }
-      for (size_t j = 0; j < nv; ++j) D[m * N + n0 + j] = final_d(cx, cur[j], accum[j]);
+      for (size_t j = 0; j < nv; ++j) D[m * N + n0 + j] = final_d(cx, cur[j]);
     }
   }
 }
@@ -120,14 +115,15 @@ TCEMU_AVX512 void run_gst_avx512(const Ctx& cx, const GstOps& o, const DTile& ti
 class PreparedGst final : public PreparedMma {
  public:
   PreparedGst(const Ctx& cx, GstOps o, const Exec& exec) : cx_(cx), o_(std::move(o)) {
-    vec_ = kernel_isa() == ConvertIsa::avx512 && gst_avx512_takes(cx_);
-    if (vec_) o_.sbv = gst_avx512_scales(cx_, o_, exec);
+    const ConvertIsa isa = kernel_isa();
+    vec_ = (isa == ConvertIsa::avx512 && gst_avx512_takes(cx_)) || (isa == ConvertIsa::avx2 && gst_avx2_takes(cx_));
+    if (vec_) o_.sbv = gst_vector_scales(cx_, o_, exec);
   }
   void run(const DTile& tile, uint64_t* D) const override {
     switch (kernel_isa()) {
 #ifdef TCEMU_FAST_X86
       case ConvertIsa::avx512: return vec_ ? run_gst_avx512_vec(cx_, o_, tile, D) : run_gst_avx512(cx_, o_, tile, D);
-      case ConvertIsa::avx2: return run_gst_avx2(cx_, o_, tile, D);
+      case ConvertIsa::avx2: return vec_ ? run_gst_avx2_vec(cx_, o_, tile, D) : run_gst_avx2(cx_, o_, tile, D);
 #endif
       default: return run_gst_base(cx_, o_, tile, D);
     }

@@ -22,7 +22,7 @@ constexpr size_t kMaxGroups = 64;  // groups per step (mma_fast.cpp declines mor
 
 }  // namespace
 
-ScalesB gst_avx512_scales(const Ctx& cx, const GstOps& o, const Exec& exec) {
+ScalesB gst_vector_scales(const Ctx& cx, const GstOps& o, const Exec& exec) {
   const size_t ng = cx.K / static_cast<size_t>(cx.p.group), Np = cx.Npad;
   ScalesB b;
   b.E.resize(ng * Np);
@@ -134,7 +134,7 @@ TCEMU_AVX512 void run_gst_avx512_vec(const Ctx& cx, const GstOps& o, const DTile
 
 namespace tcemu::detail::fast {
 bool gst_avx512_takes(const Ctx&) { return false; }
-ScalesB gst_avx512_scales(const Ctx&, const GstOps&, const Exec&) { return {}; }
+ScalesB gst_vector_scales(const Ctx&, const GstOps&, const Exec&) { return {}; }
 void run_gst_avx512_vec(const Ctx&, const GstOps&, const DTile&, uint64_t*) {}
 }  // namespace tcemu::detail::fast
 

@@ -10,6 +10,7 @@
 
 #include "converter_isa.hpp"
 #include "dp_primitives.hpp"
+#include "dp_steps.hpp"
 #include "mma_fast.hpp"
 #include "mma_prepared.hpp"
 #include "uninit_buffer.hpp"
@@ -54,17 +55,18 @@ void for_row_blocks(size_t M, const Exec& exec, const Row& row) {
   });
 }
 
-// The running accumulator of one D element: its code and the fields the next step reads.
+// One D element's chain over K: dp_steps.hpp's state (chain.d, the running accumulator, and
+// the f32 promotion accumulator), which dp_steps.hpp's functions begin, promote and end as for
+// every other executor of the chain, and chain.d decoded for the next step.
 struct Acc {
-  uint64_t code = 0;
+  dp::ChainState chain;
   uint32_t sig = 0;
   int32_t low = 0, E = 0;
   bool neg = false, special = false;
 };
 
-TCEMU_HOT void set_acc(Acc& a, const dp::FloatLayout& out, uint64_t c) {
-  const Operand o = dp::decode_acc(out, c);
-  a.code = c;
+TCEMU_HOT void decode_chain(Acc& a, const dp::FloatLayout& out) {
+  const Operand o = dp::decode_acc(out, a.chain.d);
   a.neg = o.neg != 0;
   a.special = o.special != 0;
   a.sig = o.sig;
@@ -78,10 +80,10 @@ struct Ctx {
   MmaProblem pr;
   MmaOptions opt;
   size_t M, N, K, L, nsteps, Npad, nb;  // nb: scales per row / column
-  Fmt acc;
   dp::FloatLayout acc_layout;
   bool fused, partial;
-  size_t promote;  // in k; 0 = off
+  dp::StepParams sp;   // p as dp_steps.hpp's plain data (the generic step, Fallback)
+  dp::ChainParams ch;  // how each D element's steps chain (dp::chain_params, as the generic loop)
 };
 
 // Where B's decoded element (k, n) lies: B is stored in blocks of kNB columns, each block
@@ -90,11 +92,11 @@ struct Ctx {
 // the same L1 cache set).
 inline size_t bpos(const Ctx& cx, size_t k, size_t n) { return (n / kNB) * cx.K * kNB + k * kNB + n % kNB; }
 
-// The starting accumulator of D element (m, n), as the generic loop forms it.
-inline uint64_t start_c(const Ctx& cx, size_t m, size_t n) {
-  uint64_t c = cx.opt.scale_d ? cx.pr.C[m * cx.N + n] : 0;
-  if (cx.opt.scale_input_d >= 0) c = scale_c(c, cx.acc, cx.opt.scale_input_d);
-  return c;
+// The chain of D element (m, n) begun as the generic loop begins it: C, or +0 without scale-d,
+// scaled by scale-input-d (dp::start_c), then dp::chain_begin.
+TCEMU_HOT void begin_chain(const Ctx& cx, Acc& a, size_t m, size_t n) {
+  a.chain = dp::chain_begin(cx.ch, dp::start_c(cx.ch, cx.pr.C[m * cx.N + n]));
+  decode_chain(a, cx.acc_layout);
 }
 
 // Decodes the codes of one operand or scale format as negated(decoded(f, code), neg)
@@ -127,19 +129,21 @@ class Fallback {
   size_t am_ = SIZE_MAX, as_ = SIZE_MAX;
 };
 
-// After a step: FP32 promotion, then the new running accumulator.
-TCEMU_HOT void finish_step(const Ctx& cx, size_t k_end, uint64_t d, Acc& cur, uint64_t& accum) {
-  if (cx.promote && k_end % cx.promote == 0) {
-    accum = dp::add_rne_f32(static_cast<uint32_t>(accum), static_cast<uint32_t>(d));
-    d = 0;
-  }
-  set_acc(cur, cx.acc_layout, d);
+// After the step that ends at k_end, whose result is d: dp::chain_promote (FP32 promotion
+// where it is due), then the new running accumulator decoded.
+TCEMU_HOT void finish_step(const Ctx& cx, size_t k_end, uint64_t d, Acc& a) {
+  a.chain.d = d;
+  dp::chain_promote(cx.ch, a.chain, static_cast<int64_t>(k_end));
+  decode_chain(a, cx.acc_layout);
 }
 
-TCEMU_HOT uint64_t final_d(const Ctx& cx, const Acc& cur, uint64_t accum) {
-  if (!cx.promote) return cur.code;
-  if (cx.K % cx.promote != 0) return dp::add_rne_f32(static_cast<uint32_t>(accum), static_cast<uint32_t>(cur.code));
-  return accum;
+// D after the last step (dp::chain_end).
+TCEMU_HOT uint64_t final_d(const Ctx& cx, const Acc& a) { return dp::chain_end(cx.ch, a.chain); }
+
+// Whether an intrinsics kernel's vector end of step (AVX-512, AVX2) computes these
+// parameters: C fused into an f32 accumulator rounded toward zero.
+inline bool takes_rounding(const Ctx& cx) {
+  return cx.fused && (cx.p.rounding == OutputRounding::rz_f32 || cx.p.rounding == OutputRounding::rz_e8m13);
 }
 
 // T-FDPA / ST-FDPA operands: E / signed-significand arrays with the scales folded in, and the
@@ -161,6 +165,11 @@ struct FdpaOps {
 bool fdpa_avx512_takes(const Ctx& cx);
 void run_fdpa_avx512(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, const DTile& tile, uint64_t* D);
 
+// The AVX2 form of that kernel (mma_fast_fdpa_avx2.cpp): whether it takes these parameters
+// (those of fdpa_avx512_takes, and sums that its exact double holds), and the kernel.
+bool fdpa_avx2_takes(const Ctx& cx);
+void run_fdpa_avx2_vec(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, const DTile& tile, uint64_t* D);
+
 // A GST-FDPA block scale, decoded.
 struct Scale {
   int32_t E = 0, low = 0;
@@ -168,8 +177,8 @@ struct Scale {
   bool neg = false, special = false;
 };
 
-// B's scales as arrays [group][Npad] (vector loads of kNB columns) for the AVX-512 GST-FDPA
-// kernel: exponent, lowest-bit weight, significand with the sign applied.
+// B's scales as arrays [group][Npad] (vector loads of kNB columns) for the intrinsics GST-FDPA
+// kernels (AVX-512, AVX2): exponent, lowest-bit weight, significand with the sign applied.
 struct ScalesB {
   UninitVector<int32_t> E, low, sig;
 };
@@ -181,15 +190,20 @@ struct GstOps {
   UninitVector<uint8_t> spA, spB;  // M x nsteps, nsteps x Npad
   std::vector<Scale> sA, sB;      // M x (K / group), Npad x (K / group)
   int unit = 0;
-  ScalesB sbv;  // sB as ScalesB, when the AVX-512 kernel runs
+  ScalesB sbv;  // sB as ScalesB, when an intrinsics kernel runs
 };
 
 // The AVX-512 GST-FDPA kernel (mma_fast_gst_avx512.cpp): whether it takes these parameters
-// (C fused, an f32 accumulator rounded toward zero), the scales it reads (o.sbv from o.sB),
-// and the kernel.
+// (C fused, an f32 accumulator rounded toward zero), the scales the intrinsics kernels read
+// (o.sbv from o.sB; the AVX2 kernel reads them too), and the kernel.
 bool gst_avx512_takes(const Ctx& cx);
-ScalesB gst_avx512_scales(const Ctx& cx, const GstOps& o, const Exec& exec);
+ScalesB gst_vector_scales(const Ctx& cx, const GstOps& o, const Exec& exec);
 void run_gst_avx512_vec(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D);
+// The AVX2 form of that kernel (mma_fast_gst_avx2.cpp), on the same scales: whether it takes
+// these parameters (those of gst_avx512_takes, and sums that its exact double holds), and the
+// kernel.
+bool gst_avx2_takes(const Ctx& cx);
+void run_gst_avx2_vec(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D);
 
 // The problems decoded for the kernels: nullptr when the operands leave the range a kernel's
 // integer width holds. Decoding runs on exec's threads.

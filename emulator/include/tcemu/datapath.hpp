@@ -97,23 +97,13 @@ std::string check_dot_args(const DatapathParams& p, Fmt fa, Fmt fb, size_t na, s
 size_t instruction_terms(const DatapathParams& p);
 std::vector<size_t> instruction_k_order(const DatapathParams& p, size_t instr_k);
 
-// ---- Decoded-operand API (the fast path used by mma.cpp) ------------------------------
+// ---- Decoded operands ---------------------------------------------------------------
 
 // Operand (datapath_types.hpp): an operand decoded once.
 Operand decode_operand(Fmt f, uint64_t code);
 // The same value as an f16 operand (its alignment exponent E read with f16's emin); for
 // DatapathParams::widen_to_f16.
 Operand widened_to_f16(Operand o);
-
-// T-FDPA / ST-FDPA step on decoded operands. `sa`/`sb` (may be null) are per-term decoded
-// scales. c is a code of the output format.
-uint64_t fdpa_step_decoded(const DatapathParams& p, const Operand* a, const Operand* b, size_t n, uint64_t c,
-                           const Operand* sa = nullptr, const Operand* sb = nullptr);
-// GST-FDPA step: n terms in groups of p.group; sa[g], sb[g] are the scales of group g.
-uint64_t gst_step_decoded(const DatapathParams& p, const Operand* a, const Operand* b, size_t n, uint64_t c,
-                          const Operand* sa, const Operand* sb);
-// Integer step: exact sum of a[i]*b[i] plus c (int32 code), wrapped or clamped to int32.
-uint64_t int_step_decoded(const DatapathParams& p, const Operand* a, const Operand* b, size_t n, uint64_t c);
 
 // ---- Roundings shared by the models -----------------------------------------------------
 // Library entry points to the primitives of emulator/src/dp_primitives.hpp (round_out,

@@ -5,7 +5,7 @@
 // rows and steps (mma_fast_run_steps.inc, built here for AVX2). AVX2 has no mask registers and
 // no 64-bit max, min, abs or leading-zero count: masks are all-ones lanes, and the bit width of
 // a sum comes from its exact conversion to double (exact below 2^52, which the kernels'
-// parameters guarantee: fdpa_avx2_takes). Included on x86-64 GCC/clang builds only.
+// parameters guarantee: fdpa_sum_fits, gst_sum_fits). Included on x86-64 GCC/clang builds only.
 #pragma once
 
 #include "mma_fast_kernels.hpp"

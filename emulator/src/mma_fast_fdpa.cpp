@@ -218,7 +218,7 @@ TCEMU_AVX512 void run_fdpa_avx512_loops(const Ctx& cx, const FdpaOps<T>& o, cons
 #endif
 
 // The decoded problem and the kernel that runs on it: the intrinsics kernel of the CPU's
-// instruction set (AVX-512 or AVX2) when `chunk` > 0 (int32 sums over runs of `chunk` terms),
+// instruction set (AVX-512, AVX2, or NEON on aarch64) when `chunk` > 0 (int32 sums over runs of `chunk` terms),
 // else the loops of this file built for the CPU's instruction set.
 template <typename T>
 class PreparedFdpa final : public PreparedMma {
@@ -229,7 +229,8 @@ class PreparedFdpa final : public PreparedMma {
     if constexpr (std::is_same_v<T, int32_t>)
       if (chunk_) {
         if (isa_ == ConvertIsa::avx512) return run_fdpa_avx512(cx_, o_, chunk_, tile, D);
-        return run_fdpa_avx2_vec(cx_, o_, chunk_, tile, D);
+        if (isa_ == ConvertIsa::avx2) return run_fdpa_avx2_vec(cx_, o_, chunk_, tile, D);
+        return run_fdpa_neon(cx_, o_, chunk_, tile, D);
       }
     switch (kernel_isa()) {
 #ifdef TCEMU_FAST_X86
@@ -275,7 +276,8 @@ std::unique_ptr<PreparedMma> fast_fdpa(const Ctx& cx, const Exec& exec) {
   // The AVX-512 kernel: every product (and A's shifted significand) an int32.
   // The intrinsics kernels (AVX-512, AVX2): every product (and A's shifted significand) an int32.
   const ConvertIsa isa = kernel_isa();
-  const bool vec = (isa == ConvertIsa::avx512 && fdpa_avx512_takes(cx)) || (isa == ConvertIsa::avx2 && fdpa_avx2_takes(cx));
+  const bool vec = (isa == ConvertIsa::avx512 && fdpa_avx512_takes(cx)) || (isa == ConvertIsa::avx2 && fdpa_avx2_takes(cx)) ||
+                   (isa == ConvertIsa::baseline && fdpa_neon_takes(cx));  // NEON: aarch64's one build
   if (vec && term <= 2147483647.0 && a_fits)
     return prepared_fdpa<int32_t>(cx, plan, static_cast<size_t>(2147483647.0 / term), exec);
   if (bound <= 2147483647.0 && a_fits) return prepared_fdpa<int32_t>(cx, plan, 0, exec);

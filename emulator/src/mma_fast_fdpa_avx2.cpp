@@ -5,11 +5,9 @@
 // lanes, four per register (mma_fast_avx2.hpp). A lane whose step holds a NaN or Inf (operand,
 // scale or C) is recomputed by the generic step function, as in the other builds. Taken: C
 // fused, an f32 accumulator rounded toward zero (rz_f32, rz_e8m13), products within int32 and
-// sums below 2^52 (fdpa_avx2_takes); everything else runs the compiler-vectorised loops of
+// sums below 2^52 (fdpa_sum_fits); everything else runs the compiler-vectorised loops of
 // mma_fast_fdpa.cpp.
 #include "mma_fast_kernels.hpp"
-
-#include <cmath>
 
 #ifdef TCEMU_FAST_X86
 #include "mma_fast_avx2.hpp"
@@ -118,12 +116,7 @@ struct FdpaStep {
 
 }  // namespace
 
-bool fdpa_avx2_takes(const Ctx& cx) {
-  // Every value below 2^(E + 1): a term (two operands and two scales) below 2^(emax + 4) and C
-  // below 2^(emax + 1), so |S + C term| < (16 L + 2) 2^F in units of 2^q = 2^(emax - F); below
-  // 2^52 it is exact as finish4's double.
-  return takes_rounding(cx) && (16.0 * static_cast<double>(cx.L) + 2.0) * std::ldexp(1.0, cx.p.F) < std::ldexp(1.0, 52);
-}
+bool fdpa_avx2_takes(const Ctx& cx) { return fdpa_sum_fits(cx); }
 
 TCEMU_AVX2 void run_fdpa_avx2_vec(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, const DTile& tile,
                                   uint64_t* D) {

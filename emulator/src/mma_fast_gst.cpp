@@ -111,12 +111,31 @@ TCEMU_AVX512 void run_gst_avx512(const Ctx& cx, const GstOps& o, const DTile& ti
 }
 #endif
 
+// B's scales as ScalesB (o.sbv) for the intrinsics kernels.
+ScalesB gst_vector_scales(const Ctx& cx, const GstOps& o, const Exec& exec) {
+  const size_t ng = cx.K / static_cast<size_t>(cx.p.group), Np = cx.Npad;
+  ScalesB b;
+  b.E.resize(ng * Np);
+  b.low.resize(ng * Np);
+  b.sig.resize(ng * Np);
+  for_row_blocks(Np, exec, [&](size_t n) {  // every element written, the padding columns too
+    for (size_t g = 0; g < ng; ++g) {
+      const Scale& s = o.sB[n * ng + g];
+      b.E[g * Np + n] = s.E;
+      b.low[g * Np + n] = s.low;
+      b.sig[g * Np + n] = s.neg ? -static_cast<int32_t>(s.sig) : static_cast<int32_t>(s.sig);
+    }
+  });
+  return b;
+}
+
 // The decoded problem and the kernel for the CPU's instruction set.
 class PreparedGst final : public PreparedMma {
  public:
   PreparedGst(const Ctx& cx, GstOps o, const Exec& exec) : cx_(cx), o_(std::move(o)) {
     const ConvertIsa isa = kernel_isa();
-    vec_ = (isa == ConvertIsa::avx512 && gst_avx512_takes(cx_)) || (isa == ConvertIsa::avx2 && gst_avx2_takes(cx_));
+    vec_ = (isa == ConvertIsa::avx512 && gst_avx512_takes(cx_)) || (isa == ConvertIsa::avx2 && gst_avx2_takes(cx_)) ||
+           (isa == ConvertIsa::baseline && gst_neon_takes(cx_));  // NEON: aarch64's one build
     if (vec_) o_.sbv = gst_vector_scales(cx_, o_, exec);
   }
   void run(const DTile& tile, uint64_t* D) const override {
@@ -125,7 +144,7 @@ class PreparedGst final : public PreparedMma {
       case ConvertIsa::avx512: return vec_ ? run_gst_avx512_vec(cx_, o_, tile, D) : run_gst_avx512(cx_, o_, tile, D);
       case ConvertIsa::avx2: return vec_ ? run_gst_avx2_vec(cx_, o_, tile, D) : run_gst_avx2(cx_, o_, tile, D);
 #endif
-      default: return run_gst_base(cx_, o_, tile, D);
+      default: return vec_ ? run_gst_neon(cx_, o_, tile, D) : run_gst_base(cx_, o_, tile, D);
     }
   }
 

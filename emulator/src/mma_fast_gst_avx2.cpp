@@ -6,11 +6,9 @@
 // with truncation, signed) and mma_fast_avx2.hpp's end of step (C's term, rounding toward zero
 // to f32). A lane whose step holds a NaN or Inf (operand, scale or C) is recomputed by the
 // generic step function, as in the other builds. Taken: C fused into an f32 accumulator rounded
-// toward zero, sums below 2^52 (gst_avx2_takes); everything else runs the compiler-vectorised
+// toward zero, sums below 2^52 (gst_sum_fits); everything else runs the compiler-vectorised
 // loops of mma_fast_gst.cpp.
 #include "mma_fast_kernels.hpp"
-
-#include <cmath>
 
 #ifdef TCEMU_FAST_X86
 #include "mma_fast_avx2.hpp"
@@ -106,14 +104,7 @@ struct GstStep {
 
 }  // namespace
 
-bool gst_avx2_takes(const Ctx& cx) {
-  // Every value below 2^(E + 1): a group's term below G 2^(emax_a + emax_b + 4) 2^E, its
-  // scales' E, so |S + C term| < (L 2^(emax_a + emax_b + 4) + 2) 2^F in units of 2^q; below
-  // 2^52 it is exact as finish4's double.
-  const double terms = static_cast<double>(cx.L) * std::ldexp(1.0, info(cx.pr.atype).emax() + info(cx.pr.btype).emax() + 4);
-  return takes_rounding(cx) && cx.L / static_cast<size_t>(cx.p.group) <= kMaxGroups &&
-         (terms + 2.0) * std::ldexp(1.0, cx.p.F) < std::ldexp(1.0, 52);
-}
+bool gst_avx2_takes(const Ctx& cx) { return gst_sum_fits(cx) && cx.L / static_cast<size_t>(cx.p.group) <= kMaxGroups; }
 
 TCEMU_AVX2 void run_gst_avx2_vec(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D) {
   GstStep step{cx, o, o.sbv};

@@ -20,27 +20,6 @@ using namespace avx512;
 
 constexpr size_t kMaxGroups = 64;  // groups per step (mma_fast.cpp declines more)
 
-}  // namespace
-
-ScalesB gst_vector_scales(const Ctx& cx, const GstOps& o, const Exec& exec) {
-  const size_t ng = cx.K / static_cast<size_t>(cx.p.group), Np = cx.Npad;
-  ScalesB b;
-  b.E.resize(ng * Np);
-  b.low.resize(ng * Np);
-  b.sig.resize(ng * Np);
-  for_row_blocks(Np, exec, [&](size_t n) {  // every element written, the padding columns too
-    for (size_t g = 0; g < ng; ++g) {
-      const Scale& s = o.sB[n * ng + g];
-      b.E[g * Np + n] = s.E;
-      b.low[g * Np + n] = s.low;
-      b.sig[g * Np + n] = s.neg ? -static_cast<int32_t>(s.sig) : static_cast<int32_t>(s.sig);
-    }
-  });
-  return b;
-}
-
-namespace {
-
 // One step of one row (run_steps' Step).
 struct GstStep {
   const Ctx& cx;
@@ -134,7 +113,6 @@ TCEMU_AVX512 void run_gst_avx512_vec(const Ctx& cx, const GstOps& o, const DTile
 
 namespace tcemu::detail::fast {
 bool gst_avx512_takes(const Ctx&) { return false; }
-ScalesB gst_vector_scales(const Ctx&, const GstOps&, const Exec&) { return {}; }
 void run_gst_avx512_vec(const Ctx&, const GstOps&, const DTile&, uint64_t*) {}
 }  // namespace tcemu::detail::fast
 

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -31,6 +32,11 @@
   __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512cd,avx2,bmi,bmi2,lzcnt,popcnt")))
 #else
 #define TCEMU_HOT inline
+#endif
+// aarch64: the NEON kernels (mma_fast_neon.hpp), used by the portable build, which is the only
+// one there (Advanced SIMD is part of every ARMv8-A CPU).
+#if defined(__GNUC__) && defined(__aarch64__)
+#define TCEMU_FAST_NEON 1
 #endif
 
 namespace tcemu::detail::fast {
@@ -146,6 +152,22 @@ inline bool takes_rounding(const Ctx& cx) {
   return cx.fused && (cx.p.rounding == OutputRounding::rz_f32 || cx.p.rounding == OutputRounding::rz_e8m13);
 }
 
+// The AVX2 and NEON kernels find a sum's bit width from its exact conversion to double, which
+// holds below 2^52: whether these parameters (and takes_rounding) keep every step's
+// |S + C term| below that, in units of 2^q = 2^(emax - F). Every value is below 2^(E + 1).
+// T-FDPA / ST-FDPA: a term (two operands, two scales) below 2^(emax + 4), C below
+// 2^(emax + 1), so |S + C term| < (16 L + 2) 2^F.
+inline bool fdpa_sum_fits(const Ctx& cx) {
+  return takes_rounding(cx) && (16.0 * static_cast<double>(cx.L) + 2.0) * std::ldexp(1.0, cx.p.F) < std::ldexp(1.0, 52);
+}
+// GST-FDPA: a group's term below G 2^(emax_a + emax_b + 4) 2^E (E its scales' exponent sum,
+// emax_a, emax_b the formats' largest exponents), so |S + C term| < (L 2^(emax_a + emax_b + 4)
+// + 2) 2^F.
+inline bool gst_sum_fits(const Ctx& cx) {
+  const double terms = static_cast<double>(cx.L) * std::ldexp(1.0, info(cx.pr.atype).emax() + info(cx.pr.btype).emax() + 4);
+  return takes_rounding(cx) && (terms + 2.0) * std::ldexp(1.0, cx.p.F) < std::ldexp(1.0, 52);
+}
+
 // T-FDPA / ST-FDPA operands: E / signed-significand arrays with the scales folded in, and the
 // per-step flags (built by mma_fast_fdpa.cpp, which writes every element).
 template <typename T>
@@ -166,9 +188,14 @@ bool fdpa_avx512_takes(const Ctx& cx);
 void run_fdpa_avx512(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, const DTile& tile, uint64_t* D);
 
 // The AVX2 form of that kernel (mma_fast_fdpa_avx2.cpp): whether it takes these parameters
-// (those of fdpa_avx512_takes, and sums that its exact double holds), and the kernel.
+// (fdpa_sum_fits), and the kernel.
 bool fdpa_avx2_takes(const Ctx& cx);
 void run_fdpa_avx2_vec(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, const DTile& tile, uint64_t* D);
+
+// The NEON form of that kernel on aarch64 (mma_fast_fdpa_neon.cpp): whether it takes these
+// parameters (fdpa_sum_fits), and the kernel.
+bool fdpa_neon_takes(const Ctx& cx);
+void run_fdpa_neon(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, const DTile& tile, uint64_t* D);
 
 // A GST-FDPA block scale, decoded.
 struct Scale {
@@ -195,15 +222,17 @@ struct GstOps {
 
 // The AVX-512 GST-FDPA kernel (mma_fast_gst_avx512.cpp): whether it takes these parameters
 // (C fused, an f32 accumulator rounded toward zero), the scales the intrinsics kernels read
-// (o.sbv from o.sB; the AVX2 kernel reads them too), and the kernel.
+// (o.sbv from o.sB, built by mma_fast_gst.cpp; the AVX2 and NEON kernels read them too), and
+// the kernel.
 bool gst_avx512_takes(const Ctx& cx);
-ScalesB gst_vector_scales(const Ctx& cx, const GstOps& o, const Exec& exec);
 void run_gst_avx512_vec(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D);
 // The AVX2 form of that kernel (mma_fast_gst_avx2.cpp), on the same scales: whether it takes
-// these parameters (those of gst_avx512_takes, and sums that its exact double holds), and the
-// kernel.
+// these parameters (gst_sum_fits, at most 64 groups a step), and the kernel.
 bool gst_avx2_takes(const Ctx& cx);
 void run_gst_avx2_vec(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D);
+// The NEON form on aarch64 (mma_fast_gst_neon.cpp), on the same scales.
+bool gst_neon_takes(const Ctx& cx);
+void run_gst_neon(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D);
 
 // The problems decoded for the kernels: nullptr when the operands leave the range a kernel's
 // integer width holds. Decoding runs on exec's threads.

@@ -6,7 +6,7 @@
 #                         [--build-only DIR | --bin DIR]
 #
 # Builds tcemu-gpu and cvt_check with nvcc and g++ directly (no CMake, no packages: only the
-# CUDA toolkit, a C++20 g++ and the header-only nlohmann/json, see JSON_INCLUDE), then on the
+# CUDA toolkit, a C++20 g++ and the header-only nlohmann/json and CLI11, see JSON_INCLUDE), then on the
 # GPU, printing its progress with timestamps:
 #   1. the committed golden sets (golden/sets/*.json): every case the GPU runs, compared bit
 #      for bit with the emulator's expected results;
@@ -34,7 +34,7 @@
 # e.g. by tools/gpu/prepare_session.sh on another machine) instead of building them.
 #
 # Environment: DEADLINE (a time in seconds since the epoch: every step's time limit is cut so
-# that the last one ends RESERVE seconds before it; tools/gpu/session.sh sets both), NVCC, CXX, JSON_INCLUDE (folder holding nlohmann/json.hpp; default: the first of
+# that the last one ends RESERVE seconds before it; tools/gpu/session.sh sets both), NVCC, CXX, JSON_INCLUDE (folder holding nlohmann/json.hpp, and CLI/CLI.hpp unless /usr/include has it; default: the first of
 # /usr/include, /usr/local/include, third_party/include, build-deps/include that has it),
 # RANDOM_TILES, RANDOM_TILES_WGMMA_N, RANDOM_SEED (default 1), CVT_BUDGET, JOBS (parallel compiles, default nproc), KEEP_RANDOM.
 # Exit status: 0 all matched; 1 a difference or a failed step; 2 bad usage or build failure;
@@ -79,6 +79,11 @@ if [ -z "$BIN" ]; then
   [ -n "${JSON_INCLUDE:-}" ] && [ -f "$JSON_INCLUDE/nlohmann/json.hpp" ] || {
     echo "crossval.sh: nlohmann/json.hpp not found: set JSON_INCLUDE to a folder holding nlohmann/json.hpp" >&2
     echo "  (it is header-only: copy /usr/include/nlohmann from a machine that has it into build-deps/include/)" >&2
+    exit 2
+  }
+  # tcemu-gpu parses its command line with CLI11 (header-only too), looked for beside it.
+  [ -f "$JSON_INCLUDE/CLI/CLI.hpp" ] || [ -f /usr/include/CLI/CLI.hpp ] || {
+    echo "crossval.sh: CLI/CLI.hpp (CLI11) not found in $JSON_INCLUDE or /usr/include: copy /usr/include/CLI from a machine that has it there" >&2
     exit 2
   }
 fi

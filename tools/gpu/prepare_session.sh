@@ -15,7 +15,9 @@
 #          runtime, Google Benchmark); lib-std/ the C++ runtime, used only where the device's is
 #          older;
 #   golden.pack  the committed golden MMA cases (tcemu-golden-pack);
-#   json/  nlohmann/json (headers and CMake package) for building the Python module there;
+#   json/  nlohmann/json (headers and CMake package) for building the Python module there, and
+#          the CLI11 headers (json/include/CLI) for crossval.sh's own build of tcemu-gpu
+#          should the pack's programs not run there;
 #   manifest.txt  the commit, and the build and source directories (provenance).
 # Then prints the device call. The pack is about 11 MB; the device machine needs nothing else
 # (its CUDA toolkit, CMake, Python, PyTorch, JAX and pybind11 are used where present).
@@ -61,6 +63,9 @@ for b in "$STAGE"/bin/*; do ldd "$b"; done | awk '$2 == "=>" && $3 ~ /^\// {prin
 JSON_HDR=$(echo '#include <nlohmann/json.hpp>' | ${CXX:-g++} -std=c++20 -x c++ -M - | tr ' \\' '\n\n' | grep '/nlohmann/json.hpp$' | head -1)
 [ -n "$JSON_HDR" ] || { echo "prepare_session.sh: nlohmann/json.hpp not found" >&2; exit 2; }
 cp -r "$(dirname "$JSON_HDR")" "$STAGE/json/include/"
+CLI_HDR=$(echo '#include <CLI/CLI.hpp>' | ${CXX:-g++} -std=c++20 -x c++ -M - | tr ' \\' '\n\n' | grep '/CLI/CLI.hpp$' | head -1)
+[ -n "$CLI_HDR" ] || { echo "prepare_session.sh: CLI/CLI.hpp (CLI11) not found" >&2; exit 2; }
+cp -r "$(dirname "$CLI_HDR")" "$STAGE/json/include/"
 for d in /usr/share/cmake/nlohmann_json /usr/lib/cmake/nlohmann_json /usr/lib/x86_64-linux-gnu/cmake/nlohmann_json; do
   [ -d "$d" ] && { cp -r "$d" "$STAGE/json/share/cmake/"; break; }
 done

@@ -120,7 +120,9 @@ if ! runs; then
   runs || {
     say "session: the pack's programs do not run here ($(grep -m1 -i 'error\|not found' "$R/smoke.txt")); building them"
     mkdir -p "$W/built"
-    step build-crossval 240 60 tools/gpu/crossval.sh --build-only "$W/built" --out "$R/build-crossval"
+    # The pack's headers (nlohmann/json, CLI11): the GPU machine may have neither.
+    step build-crossval 240 60 env JSON_INCLUDE="$W/json/include" tools/gpu/crossval.sh --build-only "$W/built" \
+      --out "$R/build-crossval"
     step build-emu 240 60 sh -c "cmake -S . -B $W/b -DCMAKE_BUILD_TYPE=Release -DTCEMU_BUILD_TESTS=OFF \
       -DTCEMU_BUILD_TOOLS=OFF -DTCEMU_BUILD_BENCH=OFF -DTCEMU_BUILD_PYTHON=OFF -DTCEMU_ENABLE_CUDA=ON \
       -DTCEMU_CUDA_EMU_ARCHS=$EMU_ARCH -DTCEMU_WERROR=OFF && cmake --build $W/b -j $JOBS --target tcemu_emu_check &&

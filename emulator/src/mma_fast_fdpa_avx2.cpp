@@ -5,7 +5,7 @@
 // lanes, four per register (mma_fast_avx2.hpp). A lane whose step holds a NaN or Inf (operand,
 // scale or C) is recomputed by the generic step function, as in the other builds. Taken: C
 // fused, an f32 accumulator rounded toward zero (rz_f32, rz_e8m13), products within int32 and
-// sums below 2^52 (fdpa_sum_fits); everything else runs the compiler-vectorised loops of
+// sums below 2^51 (fdpa_sum_fits); everything else runs the compiler-vectorised loops of
 // mma_fast_fdpa.cpp.
 #include "mma_fast_kernels.hpp"
 
@@ -92,10 +92,9 @@ TCEMU_V256 uint32_t step_lanes(const Ctx& cx, const StepOps& t, const Consts& k,
   const bool e8m13 = cx.p.rounding == OutputRounding::rz_e8m13, pz = cx.p.positive_zero;
   for (int h = 0; h < kH; ++h) {
     const __m256i q = _mm256_sub_epi32(em[h], k.F);
-    __m256i out[2];
-    for (int g = 0; g < 2; ++g)
-      out[g] = finish4(S[2 * h + g], wide(q, g), wide_u(c[h].sig, g), wide(c[h].low, g), wide(c[h].neg, g), e8m13, pz);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(code + 8 * h), pack8(out[0], out[1]));
+    __m128i out[2];
+    for (int g = 0; g < 2; ++g) out[g] = finish4(S[2 * h + g], wide(q, g), wide_u(c[h].sig, g), wide(c[h].low, g), wide(c[h].neg, g));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(code + 8 * h), end8(out[0], out[1], e8m13, pz));
   }
   return sp;
 }
@@ -120,6 +119,7 @@ bool fdpa_avx2_takes(const Ctx& cx) { return fdpa_sum_fits(cx); }
 
 TCEMU_AVX2 void run_fdpa_avx2_vec(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, const DTile& tile,
                                   uint64_t* D) {
+  const RoundTowardZero rz;  // finish4's conversion
   FdpaStep step{cx, o, chunk, {_mm256_set1_epi32(cx.p.e_zero), _mm256_set1_epi32(cx.p.F), _mm256_set1_epi32(o.r0)}};
   run_steps(cx, o.spA.data(), o.spB.data(), step, tile, D);
 }

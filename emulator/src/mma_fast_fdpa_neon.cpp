@@ -5,7 +5,7 @@
 // f32) runs on int64 lanes, two per register (mma_fast_neon.hpp). A lane whose step holds a NaN
 // or Inf (operand, scale or C) is recomputed by the generic step function, as in the other
 // builds. Taken: what the AVX2 kernel takes (C fused, an f32 accumulator rounded toward zero,
-// products within int32, sums below 2^52: fdpa_sum_fits); everything else
+// products within int32, sums below 2^51: fdpa_sum_fits); everything else
 // runs the compiler-vectorised loops of mma_fast_fdpa.cpp.
 #include "mma_fast_kernels.hpp"
 

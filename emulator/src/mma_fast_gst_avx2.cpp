@@ -6,7 +6,7 @@
 // with truncation, signed) and mma_fast_avx2.hpp's end of step (C's term, rounding toward zero
 // to f32). A lane whose step holds a NaN or Inf (operand, scale or C) is recomputed by the
 // generic step function, as in the other builds. Taken: C fused into an f32 accumulator rounded
-// toward zero, sums below 2^52 (gst_sum_fits); everything else runs the compiler-vectorised
+// toward zero, sums below 2^51 (gst_sum_fits); everything else runs the compiler-vectorised
 // loops of mma_fast_gst.cpp.
 #include "mma_fast_kernels.hpp"
 
@@ -80,7 +80,7 @@ struct GstStep {
     const bool e8m13 = p.rounding == OutputRounding::rz_e8m13;
     for (int h = 0; h < kH; ++h) {
       const __m256i q32 = _mm256_sub_epi32(em[h], _mm256_set1_epi32(p.F));
-      __m256i out[2];
+      __m128i out[2];
       for (int b = 0; b < 2; ++b) {
         const __m256i q = wide(q32, b);
         __m256i S = _mm256_setzero_si256();
@@ -94,9 +94,9 @@ struct GstStep {
           const __m256i t = align64(signed64(P, pneg), _mm256_sub_epi64(low, q));
           S = _mm256_add_epi64(S, signed64(t, neg));
         }
-        out[b] = finish4(S, q, wide_u(c[h].sig, b), wide(c[h].low, b), wide(c[h].neg, b), e8m13, p.positive_zero);
+        out[b] = finish4(S, q, wide_u(c[h].sig, b), wide(c[h].low, b), wide(c[h].neg, b));
       }
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(code + 8 * h), pack8(out[0], out[1]));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(code + 8 * h), end8(out[0], out[1], e8m13, p.positive_zero));
     }
     return sp;
   }
@@ -107,6 +107,7 @@ struct GstStep {
 bool gst_avx2_takes(const Ctx& cx) { return gst_sum_fits(cx) && cx.L / static_cast<size_t>(cx.p.group) <= kMaxGroups; }
 
 TCEMU_AVX2 void run_gst_avx2_vec(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D) {
+  const RoundTowardZero rz;  // finish4's conversion
   GstStep step{cx, o, o.sbv};
   run_steps(cx, o.spA.data(), o.spB.data(), step, tile, D);
 }

@@ -152,20 +152,21 @@ inline bool takes_rounding(const Ctx& cx) {
   return cx.fused && (cx.p.rounding == OutputRounding::rz_f32 || cx.p.rounding == OutputRounding::rz_e8m13);
 }
 
-// The AVX2 and NEON kernels find a sum's bit width from its exact conversion to double, which
-// holds below 2^52: whether these parameters (and takes_rounding) keep every step's
-// |S + C term| below that, in units of 2^q = 2^(emax - F). Every value is below 2^(E + 1).
+// The AVX2 and NEON kernels end a step through the sum's exact conversion to double, which
+// holds below 2^51 (the AVX2 form adds the sum into the significand of 2^52 + 2^51): whether
+// these parameters (and takes_rounding) keep every step's |S + C term| below that, in units of
+// 2^q = 2^(emax - F). Every value is below 2^(E + 1).
 // T-FDPA / ST-FDPA: a term (two operands, two scales) below 2^(emax + 4), C below
 // 2^(emax + 1), so |S + C term| < (16 L + 2) 2^F.
 inline bool fdpa_sum_fits(const Ctx& cx) {
-  return takes_rounding(cx) && (16.0 * static_cast<double>(cx.L) + 2.0) * std::ldexp(1.0, cx.p.F) < std::ldexp(1.0, 52);
+  return takes_rounding(cx) && (16.0 * static_cast<double>(cx.L) + 2.0) * std::ldexp(1.0, cx.p.F) < std::ldexp(1.0, 51);
 }
 // GST-FDPA: a group's term below G 2^(emax_a + emax_b + 4) 2^E (E its scales' exponent sum,
 // emax_a, emax_b the formats' largest exponents), so |S + C term| < (L 2^(emax_a + emax_b + 4)
 // + 2) 2^F.
 inline bool gst_sum_fits(const Ctx& cx) {
   const double terms = static_cast<double>(cx.L) * std::ldexp(1.0, info(cx.pr.atype).emax() + info(cx.pr.btype).emax() + 4);
-  return takes_rounding(cx) && (terms + 2.0) * std::ldexp(1.0, cx.p.F) < std::ldexp(1.0, 52);
+  return takes_rounding(cx) && (terms + 2.0) * std::ldexp(1.0, cx.p.F) < std::ldexp(1.0, 51);
 }
 
 // T-FDPA / ST-FDPA operands: E / signed-significand arrays with the scales folded in, and the

@@ -7,7 +7,7 @@
 // (negative: right) read from the count's low byte, so every count is clamped to the lane
 // width first; it has no 64-bit max or min (compare and select) and no movemask (the rare
 // special lanes are read one by one). The leading-zero count of a sum comes from its exact
-// conversion to double, as in the AVX2 form (exact below 2^52: the kernels' takes-checks).
+// conversion to double, as in the AVX2 form (exact below 2^51: the kernels' takes-checks).
 // Included on aarch64 GCC/clang builds only (TCEMU_FAST_NEON).
 #pragma once
 
@@ -88,7 +88,7 @@ TCEMU_VN uint64x2_t align64(uint64x2_t mag, int64x2_t sh) {
 
 // The end of the step on 2 lanes, as mma_fast_avx2.hpp's finish4: S + the C term aligned to
 // 2^q (dp::aligned_term), rounded toward zero to f32 (dp::round_sum with rz_f32 / rz_e8m13 and
-// the -0 rule). S is the exact sum of the product terms; |S + C term| < 2^52. Returns the f32
+// the -0 rule). S is the exact sum of the product terms; |S + C term| < 2^51. Returns the f32
 // codes in the low halves of the 64-bit lanes.
 TCEMU_VN uint64x2_t finish2(int64x2_t S, int64x2_t q, uint64x2_t csig, int64x2_t clow, uint64x2_t cneg, bool e8m13,
                             bool pos_zero) {

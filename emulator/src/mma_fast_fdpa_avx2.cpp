@@ -22,14 +22,8 @@ struct Consts {
   __m256i e_zero, F, r0;
 };
 
-// One row's operands of one step and the kNB columns of B they meet.
-struct StepOps {
-  const int32_t *aE, *as, *bE, *bs;
-  size_t L, ldb;
-};
-
 // emax over the step's terms, on top of `em` (dp::imax of the exponent sums).
-TCEMU_V256 void emax_terms(const StepOps& t, __m256i em[kH]) {
+TCEMU_V256 void emax_terms(const FdpaStepOps& t, __m256i em[kH]) {
   for (size_t i = 0; i < t.L; ++i) {
     const __m256i ea = _mm256_set1_epi32(t.aE[i]);
     const int32_t* eb = t.bE + i * t.ldb;
@@ -42,7 +36,7 @@ TCEMU_V256 void emax_terms(const StepOps& t, __m256i em[kH]) {
 // magnitude shifted right by (emax + r0) - (ea + eb) (0 when that is 32 or more) and signed;
 // int32 sums over runs of `chunk` terms, added in int64 (S: 4 lanes per register, columns in
 // order).
-TCEMU_V256 void sum_terms(const StepOps& t, const __m256i emr[kH], size_t chunk, __m256i S[2 * kH]) {
+TCEMU_V256 void sum_terms(const FdpaStepOps& t, const __m256i emr[kH], size_t chunk, __m256i S[2 * kH]) {
   for (int i = 0; i < 2 * kH; ++i) S[i] = _mm256_setzero_si256();
   for (size_t i0 = 0; i0 < t.L; i0 += chunk) {
     __m256i acc[kH];
@@ -69,15 +63,15 @@ TCEMU_V256 void sum_terms(const StepOps& t, const __m256i emr[kH], size_t chunk,
 
 // One step of one row over kNB columns: code (the running f32 codes) in, the new codes out.
 // Returns the lanes whose C is a NaN or Inf.
-TCEMU_V256 uint32_t step_lanes(const Ctx& cx, const StepOps& t, const Consts& k, int32_t base, const uint8_t* zb,
-                               size_t chunk, uint32_t* code) {
+TCEMU_V256 uint32_t step_lanes(const Ctx& cx, const FdpaStepOps& t, const Consts& k, size_t chunk,
+                               uint32_t* code) {
   uint32_t sp = 0;
   __m256i em[kH], emr[kH], S[2 * kH];
   AccLanes c[kH];
-  const __m256i vbase = _mm256_set1_epi32(base), vzero_e = _mm256_max_epi32(vbase, k.e_zero);
+  const __m256i vbase = _mm256_set1_epi32(t.base), vzero_e = _mm256_max_epi32(vbase, k.e_zero);
   for (int h = 0; h < kH; ++h) {
     // A zero product in the column's operands: e_zero joins emax (dp::fdpa_step's step 1).
-    const __m256i zcol = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(zb + 8 * h)));
+    const __m256i zcol = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(t.zb + 8 * h)));
     em[h] = _mm256_blendv_epi8(vzero_e, vbase, _mm256_cmpeq_epi32(zcol, _mm256_setzero_si256()));
     c[h] = decode_f32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(code + 8 * h)));
     sp |= signs8(c[h].special) << (8 * h);
@@ -106,10 +100,7 @@ struct FdpaStep {
   size_t chunk;
   Consts k;
   TCEMU_V256 uint32_t operator()(size_t m, size_t n0, size_t s, uint32_t* code) const {
-    const size_t K = cx.K, L = cx.L, Np = cx.Npad, kk = s * L;
-    const StepOps t{&o.aE[m * K + kk], &o.as[m * K + kk], &o.bE[n0 * K + kk * kNB], &o.bs[n0 * K + kk * kNB], L, kNB};
-    const int32_t base = (cx.partial || o.zA[m * cx.nsteps + s]) ? cx.p.e_zero : kNoE;
-    return step_lanes(cx, t, k, base, &o.zB[s * Np + n0], chunk, code);
+    return step_lanes(cx, fdpa_step_ops(cx, o, m, n0, s), k, chunk, code);
   }
 };
 

@@ -22,14 +22,8 @@ struct Consts {
   __m512i e_zero, F, r0;
 };
 
-// One row's operands of one step and the kNB columns of B they meet.
-struct StepOps {
-  const int32_t *aE, *as, *bE, *bs;
-  size_t L, ldb;
-};
-
 // emax over the step's terms, on top of `em` (dp::imax of the exponent sums).
-TCEMU_V512 void emax_terms(const StepOps& t, __m512i em[kH]) {
+TCEMU_V512 void emax_terms(const FdpaStepOps& t, __m512i em[kH]) {
   for (size_t i = 0; i < t.L; ++i) {
     const __m512i ea = _mm512_set1_epi32(t.aE[i]);
     const int32_t* eb = t.bE + i * t.ldb;
@@ -40,7 +34,7 @@ TCEMU_V512 void emax_terms(const StepOps& t, __m512i em[kH]) {
 // The exact sum of the terms aligned to emax: each product's magnitude shifted right by
 // (emax + r0) - (ea + eb) (0 when that is 32 or more) and signed; int32 sums over runs of
 // `chunk` terms, added in int64 (S: 8 lanes per register, columns in order).
-TCEMU_V512 void sum_terms(const StepOps& t, const __m512i emr[kH], size_t chunk, __m512i S[2 * kH]) {
+TCEMU_V512 void sum_terms(const FdpaStepOps& t, const __m512i emr[kH], size_t chunk, __m512i S[2 * kH]) {
   for (int i = 0; i < 2 * kH; ++i) S[i] = _mm512_setzero_si512();
   for (size_t i0 = 0; i0 < t.L; i0 += chunk) {
     __m512i acc[kH];
@@ -66,14 +60,14 @@ TCEMU_V512 void sum_terms(const StepOps& t, const __m512i emr[kH], size_t chunk,
 
 // One step of one row over kNB columns: code (the running f32 codes) in, the new codes out.
 // Returns the lanes whose C is a NaN or Inf.
-TCEMU_V512 uint32_t step_lanes(const Ctx& cx, const StepOps& t, const Consts& k, int32_t base, const uint8_t* zb,
-                               size_t chunk, uint32_t* code) {
+TCEMU_V512 uint32_t step_lanes(const Ctx& cx, const FdpaStepOps& t, const Consts& k, size_t chunk,
+                               uint32_t* code) {
   uint32_t sp = 0;
   __m512i em[kH], emr[kH], S[2 * kH];
   AccLanes c[kH];
-  const __m512i vbase = _mm512_set1_epi32(base), vzero_e = _mm512_max_epi32(vbase, k.e_zero);
+  const __m512i vbase = _mm512_set1_epi32(t.base), vzero_e = _mm512_max_epi32(vbase, k.e_zero);
   for (int h = 0; h < kH; ++h) {
-    em[h] = _mm512_mask_mov_epi32(vbase, flags16(zb + 16 * h), vzero_e);
+    em[h] = _mm512_mask_mov_epi32(vbase, flags16(t.zb + 16 * h), vzero_e);
     c[h] = decode_f32(_mm512_loadu_si512(code + 16 * h));
     sp |= static_cast<uint32_t>(c[h].special) << (16 * h);
   }
@@ -103,10 +97,7 @@ struct FdpaStep {
   size_t chunk;
   Consts k;
   TCEMU_V512 uint32_t operator()(size_t m, size_t n0, size_t s, uint32_t* code) const {
-    const size_t K = cx.K, L = cx.L, Np = cx.Npad, kk = s * L;
-    const StepOps t{&o.aE[m * K + kk], &o.as[m * K + kk], &o.bE[n0 * K + kk * kNB], &o.bs[n0 * K + kk * kNB], L, kNB};
-    const int32_t base = (cx.partial || o.zA[m * cx.nsteps + s]) ? cx.p.e_zero : kNoE;
-    return step_lanes(cx, t, k, base, &o.zB[s * Np + n0], chunk, code);
+    return step_lanes(cx, fdpa_step_ops(cx, o, m, n0, s), k, chunk, code);
   }
 };
 

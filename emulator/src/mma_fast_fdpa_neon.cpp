@@ -24,14 +24,8 @@ struct Consts {
   int32x4_t e_zero, F, r0;
 };
 
-// One row's operands of one step and the kNB columns of B they meet.
-struct StepOps {
-  const int32_t *aE, *as, *bE, *bs;
-  size_t L, ldb;
-};
-
 // emax over the step's terms, on top of `em` (dp::imax of the exponent sums).
-TCEMU_VN void emax_terms(const StepOps& t, int32x4_t em[kH]) {
+TCEMU_VN void emax_terms(const FdpaStepOps& t, int32x4_t em[kH]) {
   for (size_t i = 0; i < t.L; ++i) {
     const int32x4_t ea = vdupq_n_s32(t.aE[i]);
     const int32_t* eb = t.bE + i * t.ldb;
@@ -43,7 +37,7 @@ TCEMU_VN void emax_terms(const StepOps& t, int32x4_t em[kH]) {
 // magnitude shifted right by (emax + r0) - (ea + eb) (0 when that is 32 or more, the count
 // read unsigned as AVX2's) and signed; int32 sums over runs of `chunk` terms, added in int64
 // (S: 2 lanes per register, columns in order).
-TCEMU_VN void sum_terms(const StepOps& t, const int32x4_t emr[kH], size_t chunk, int64x2_t S[2 * kH]) {
+TCEMU_VN void sum_terms(const FdpaStepOps& t, const int32x4_t emr[kH], size_t chunk, int64x2_t S[2 * kH]) {
   for (int i = 0; i < 2 * kH; ++i) S[i] = vdupq_n_s64(0);
   for (size_t i0 = 0; i0 < t.L; i0 += chunk) {
     int32x4_t acc[kH];
@@ -71,17 +65,17 @@ TCEMU_VN void sum_terms(const StepOps& t, const int32x4_t emr[kH], size_t chunk,
 
 // One step of one row over kNB columns: code (the running f32 codes) in, the new codes out.
 // Returns the lanes whose C is a NaN or Inf.
-TCEMU_VN uint32_t step_lanes(const Ctx& cx, const StepOps& t, const Consts& k, int32_t base, const uint8_t* zb,
-                             size_t chunk, uint32_t* code) {
+TCEMU_VN uint32_t step_lanes(const Ctx& cx, const FdpaStepOps& t, const Consts& k, size_t chunk,
+                             uint32_t* code) {
   uint32_t sp = 0;
   int32x4_t em[kH], emr[kH];
   int64x2_t S[2 * kH];
   AccLanes c[kH];
-  const int32x4_t vbase = vdupq_n_s32(base), vzero_e = vmaxq_s32(vbase, k.e_zero);
+  const int32x4_t vbase = vdupq_n_s32(t.base), vzero_e = vmaxq_s32(vbase, k.e_zero);
   for (int h = 0; h < kH; ++h) {
     // A zero product in the column's operands: e_zero joins emax (dp::fdpa_step's step 1).
     uint32_t z4;
-    std::memcpy(&z4, zb + 4 * h, sizeof z4);
+    std::memcpy(&z4, t.zb + 4 * h, sizeof z4);
     const uint32x4_t zcol = vmovl_u16(vget_low_u16(vmovl_u8(vcreate_u8(z4))));
     em[h] = vbslq_s32(vceqzq_u32(zcol), vbase, vzero_e);
     c[h] = decode_f32(vld1q_u32(code + 4 * h));
@@ -112,10 +106,7 @@ struct FdpaStep {
   size_t chunk;
   Consts k;
   TCEMU_VN uint32_t operator()(size_t m, size_t n0, size_t s, uint32_t* code) const {
-    const size_t K = cx.K, L = cx.L, Np = cx.Npad, kk = s * L;
-    const StepOps t{&o.aE[m * K + kk], &o.as[m * K + kk], &o.bE[n0 * K + kk * kNB], &o.bs[n0 * K + kk * kNB], L, kNB};
-    const int32_t base = (cx.partial || o.zA[m * cx.nsteps + s]) ? cx.p.e_zero : kNoE;
-    return step_lanes(cx, t, k, base, &o.zB[s * Np + n0], chunk, code);
+    return step_lanes(cx, fdpa_step_ops(cx, o, m, n0, s), k, chunk, code);
   }
 };
 

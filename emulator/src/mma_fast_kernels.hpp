@@ -181,6 +181,23 @@ struct FdpaOps {
   int32_t r0 = 0;
 };
 
+// What one step of one row reads in the intrinsics T-FDPA / ST-FDPA kernels (AVX-512, AVX2,
+// NEON): the row's operands of the step, the kNB columns of B they meet (ldb apart), the
+// columns' zero-product flags, and the floor of emax (e_zero with missing terms or a zero
+// product in the row, else below every exponent).
+struct FdpaStepOps {
+  const int32_t *aE, *as, *bE, *bs;
+  const uint8_t* zb;
+  size_t L, ldb;
+  int32_t base;
+};
+
+TCEMU_HOT FdpaStepOps fdpa_step_ops(const Ctx& cx, const FdpaOps<int32_t>& o, size_t m, size_t n0, size_t s) {
+  const size_t K = cx.K, L = cx.L, k = s * L;
+  return {&o.aE[m * K + k], &o.as[m * K + k], &o.bE[n0 * K + k * kNB], &o.bs[n0 * K + k * kNB], &o.zB[s * cx.Npad + n0],
+          L, kNB, (cx.partial || o.zA[m * cx.nsteps + s]) ? cx.p.e_zero : kNoE};
+}
+
 // The AVX-512 T-FDPA / ST-FDPA kernel (mma_fast_fdpa_avx512.cpp): whether it takes these
 // parameters (C fused, an f32 accumulator rounded toward zero), and the kernel, on operands
 // whose every product fits an int32 (the sums are formed in int32 over runs of `chunk` terms

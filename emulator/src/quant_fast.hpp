@@ -57,9 +57,11 @@ struct CastSpec {
 };
 // out[i] = cast(x[i] * mul[i]).
 void scale_cast(const float* x, const float* mul, size_t n, uint8_t* out, const CastSpec& s);
-// out[i] = table[off[i] + codes[i]] where codes[i] < ncodes; returns whether some code was not
-// (those outputs are left for the caller).
-bool gather(const uint8_t* codes, const uint32_t* off, size_t n, const float* table, uint32_t ncodes, float* out);
+// out[i] = table[sc[i / bw] * ncodes + codes[i]] for one row piece of w elements in blocks of
+// bw columns (sc: the blocks' scale codes) where codes[i] < ncodes (a power of two up to 256);
+// returns whether some code was not (those outputs are left for the caller).
+bool gather_blocks(const uint8_t* codes, size_t w, size_t bw, const uint8_t* sc, const float* table, uint32_t ncodes,
+                   float* out);
 // out[i] = vtab[codes[i]] * s (f32 multiply; with two NaN operands the first, quieted, as the
 // scalar loops' x86 multiply gives it); vtab has 256 entries.
 void gather_mul(const uint8_t* codes, size_t n, const float* vtab, float s, float* out);

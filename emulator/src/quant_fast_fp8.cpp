@@ -69,21 +69,15 @@ std::vector<float> dequantize_by_table(const BlockGrid& g, std::span<const uint8
   std::vector<float> out = big_vector<float>(codes.size());
   const size_t cols = g.cols;
   for_each_tile(g, exec, [&](const Tile& t) {
-    thread_local std::vector<uint32_t> off;
     const size_t w = t.c1 - t.c0;
-    off.resize(w);
     for (size_t r0 = t.r0; r0 < t.r1; r0 += g.block_rows) {
       const size_t r1 = std::min(t.r1, r0 + g.block_rows);
-      const size_t b0 = (r0 / g.block_rows) * g.scale_cols() + t.c0 / g.block_cols;
-      for (size_t c0 = 0, k = 0; c0 < w; c0 += g.block_cols, ++k)
-        std::fill(off.begin() + static_cast<std::ptrdiff_t>(c0),
-                  off.begin() + static_cast<std::ptrdiff_t>(std::min(w, c0 + g.block_cols)),
-                  static_cast<uint32_t>(scales[b0 + k] * ncodes));
+      const uint8_t* sc = scales.data() + (r0 / g.block_rows) * g.scale_cols() + t.c0 / g.block_cols;
       for (size_t r = r0; r < r1; ++r) {
         const size_t i0 = r * cols + t.c0;
-        if (gather(codes.data() + i0, off.data(), w, table.data(), ncodes, out.data() + i0))
+        if (gather_blocks(codes.data() + i0, w, g.block_cols, sc, table.data(), ncodes, out.data() + i0))
           for (size_t c = 0; c < w; ++c)  // codes outside the format: value itself
-            if (codes[i0 + c] >= ncodes) out[i0 + c] = value(ctx, codes[i0 + c], static_cast<uint8_t>(off[c] / ncodes));
+            if (codes[i0 + c] >= ncodes) out[i0 + c] = value(ctx, codes[i0 + c], sc[c / g.block_cols]);
       }
     }
   });

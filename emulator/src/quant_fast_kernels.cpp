@@ -2,6 +2,7 @@
 // AVX2 and the baseline like the conversion kernels (converter_kernels.hpp) whose F32ToNarrow
 // they cast with, and picked at run time by detail::convert_isa(). Everything a loop calls is
 // forced inline so that it is compiled for the loop's ISA.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -9,6 +10,10 @@
 
 #include "converter_kernels.hpp"
 #include "quant_fast.hpp"
+
+#ifdef TCEMU_CVT_X86
+#include <immintrin.h>
+#endif
 
 namespace tcemu::quant::detail {
 
@@ -271,34 +276,132 @@ void scale_cast_f(const float* x, const float* mul, size_t n, uint8_t* out, cons
   TCEMU_QF_ISA_RUN(K, x, mul, n, out, s.max, s.nan_code)
 }
 
-struct Gather {
-  static TCEMU_CVT_HOT bool body(const uint8_t* codes, const uint32_t* off, size_t n, const float* table,
-                                 uint32_t ncodes, float* out) {
-    uint32_t bad = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const uint32_t c = codes[i];
-      const bool in = c < ncodes;
-      const float v = table[off[i] + (in ? c : 0u)];
-      out[i] = v;
-      bad |= in ? 0u : 1u;
-    }
-    return bad != 0;
+// The dequantization gathers. The baseline loops read one table entry per element; the AVX2
+// ones (also the AVX-512 build's: the table lookups gain nothing from wider vectors) decode
+// eight elements at a time: a 16-entry table row (e2m1) by two in-register permutes and a blend
+// on the code's bit 3, a larger one by a hardware gather, the block's scale broadcast (or, with
+// one-column blocks, eight scale codes widened).
+#ifdef TCEMU_CVT_X86
+#define TCEMU_QF_AVX2 inline __attribute__((always_inline, target("avx2")))
+// Codes codes[0, 8) as 32-bit lanes.
+TCEMU_QF_AVX2 __m256i codes8(const uint8_t* codes) {
+  return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(codes)));
+}
+// row[idx] of a 16-entry row held as lo = row[0, 8), hi = row[8, 16) (idx < 16).
+TCEMU_QF_AVX2 __m256 lookup16(__m256 lo, __m256 hi, __m256i idx) {
+  const __m256 a = _mm256_permutevar8x32_ps(lo, idx), b = _mm256_permutevar8x32_ps(hi, idx);
+  return _mm256_blendv_ps(a, b, _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28)));
+}
+#endif
+
+// table[sc[i / bw] * ncodes + codes[i]] (see gather_blocks), the scalar form: elements [i0, i1).
+TCEMU_CVT_HOT uint32_t gather_blocks_scalar(const uint8_t* codes, size_t i0, size_t i1, size_t bw, const uint8_t* sc,
+                                            const float* table, uint32_t ncodes, float* out) {
+  uint32_t bad = 0;
+  for (size_t i = i0; i < i1; ++i) {
+    const uint32_t c = codes[i];
+    const bool in = c < ncodes;
+    out[i] = table[size_t{sc[i / bw]} * ncodes + (in ? c : 0u)];
+    bad |= in ? 0u : 1u;
   }
-  TCEMU_QF_CLONES(bool,
-                  (const uint8_t* codes, const uint32_t* off, size_t n, const float* table, uint32_t ncodes, float* out),
-                  (codes, off, n, table, ncodes, out))
+  return bad;
+}
+
+struct GatherBlocks {
+  static TCEMU_CVT_HOT bool base(const uint8_t* codes, size_t w, size_t bw, const uint8_t* sc, const float* table,
+                                 uint32_t ncodes, float* out) {
+    return gather_blocks_scalar(codes, 0, w, bw, sc, table, ncodes, out) != 0;
+  }
+#ifdef TCEMU_CVT_X86
+  __attribute__((target("avx2"))) static bool avx2(const uint8_t* codes, size_t w, size_t bw, const uint8_t* sc,
+                                                   const float* table, uint32_t ncodes, float* out) {
+    return vec(codes, w, bw, sc, table, ncodes, out);
+  }
+  __attribute__((target("arch=x86-64-v4"))) static bool avx512(const uint8_t* codes, size_t w, size_t bw,
+                                                                const uint8_t* sc, const float* table, uint32_t ncodes,
+                                                                float* out) {
+    return vec(codes, w, bw, sc, table, ncodes, out);
+  }
+  // ncodes is a power of two up to 256 (the element format's codes).
+  static TCEMU_QF_AVX2 bool vec(const uint8_t* codes, size_t w, size_t bw, const uint8_t* sc, const float* table,
+                                uint32_t ncodes, float* out) {
+    const bool blocks8 = bw % 8 == 0;
+    if (!blocks8 && bw != 1) return gather_blocks_scalar(codes, 0, w, bw, sc, table, ncodes, out) != 0;
+    const __m256i top = _mm256_set1_epi32(static_cast<int>(ncodes - 1));
+    __m256i badv = _mm256_setzero_si256();
+    uint32_t bad = 0;
+    size_t i = 0;
+    if (blocks8 && ncodes == 16) {
+      for (size_t k = 0; i < w; ++k) {
+        const size_t end = std::min(w, i + bw);
+        const float* row = table + size_t{sc[k]} * 16;
+        const __m256 lo = _mm256_loadu_ps(row), hi = _mm256_loadu_ps(row + 8);
+        for (; i + 8 <= end; i += 8) {
+          const __m256i c = codes8(codes + i);
+          badv = _mm256_or_si256(badv, _mm256_cmpgt_epi32(c, top));
+          _mm256_storeu_ps(out + i, lookup16(lo, hi, _mm256_and_si256(c, top)));
+        }
+        bad |= gather_blocks_scalar(codes, i, end, bw, sc, table, ncodes, out);
+        i = end;
+      }
+    } else if (blocks8) {
+      for (size_t k = 0; i < w; ++k) {
+        const size_t end = std::min(w, i + bw);
+        const float* row = table + size_t{sc[k]} * ncodes;
+        for (; i + 8 <= end; i += 8) {
+          const __m256i c = codes8(codes + i);
+          badv = _mm256_or_si256(badv, _mm256_cmpgt_epi32(c, top));
+          _mm256_storeu_ps(out + i, _mm256_i32gather_ps(row, _mm256_and_si256(c, top), 4));
+        }
+        bad |= gather_blocks_scalar(codes, i, end, bw, sc, table, ncodes, out);
+        i = end;
+      }
+    } else {  // one-column blocks: each element its own scale code
+      const int shift = std::countr_zero(ncodes);
+      for (; i + 8 <= w; i += 8) {
+        const __m256i c = codes8(codes + i);
+        badv = _mm256_or_si256(badv, _mm256_cmpgt_epi32(c, top));
+        const __m256i off = _mm256_sll_epi32(codes8(sc + i), _mm_cvtsi32_si128(shift));
+        _mm256_storeu_ps(out + i, _mm256_i32gather_ps(table, _mm256_add_epi32(off, _mm256_and_si256(c, top)), 4));
+      }
+      bad |= gather_blocks_scalar(codes, i, w, bw, sc, table, ncodes, out);
+    }
+    return bad != 0 || !_mm256_testz_si256(badv, badv);
+  }
+#endif
 };
 
 struct GatherMul {
-  static TCEMU_CVT_HOT void body(const uint8_t* codes, size_t n, const float* vtab, float s, float* out) {
-    // A NaN product is the GPU's canonical 0x7FFFFFFF (TE's dequantize is an FMUL on the GPU),
-    // whatever NaN the host's multiply propagates.
-    for (size_t i = 0; i < n; ++i) {
+  // A NaN product is the GPU's canonical 0x7FFFFFFF (TE's dequantize is an FMUL on the GPU),
+  // whatever NaN the host's multiply propagates.
+  static TCEMU_CVT_HOT void scalar(const uint8_t* codes, size_t i, size_t n, const float* vtab, float s, float* out) {
+    for (; i < n; ++i) {
       const float p = vtab[codes[i]] * s;
       out[i] = p != p ? float_of(0x7FFFFFFFu) : p;
     }
   }
-  TCEMU_QF_CLONES(void, (const uint8_t* codes, size_t n, const float* vtab, float s, float* out), (codes, n, vtab, s, out))
+  static TCEMU_CVT_HOT void base(const uint8_t* codes, size_t n, const float* vtab, float s, float* out) {
+    scalar(codes, 0, n, vtab, s, out);
+  }
+#ifdef TCEMU_CVT_X86
+  __attribute__((target("avx2"))) static void avx2(const uint8_t* codes, size_t n, const float* vtab, float s,
+                                                   float* out) {
+    vec(codes, n, vtab, s, out);
+  }
+  __attribute__((target("arch=x86-64-v4"))) static void avx512(const uint8_t* codes, size_t n, const float* vtab,
+                                                                float s, float* out) {
+    vec(codes, n, vtab, s, out);
+  }
+  static TCEMU_QF_AVX2 void vec(const uint8_t* codes, size_t n, const float* vtab, float s, float* out) {
+    const __m256 sv = _mm256_set1_ps(s), canon = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      const __m256 p = _mm256_mul_ps(_mm256_i32gather_ps(vtab, codes8(codes + i), 4), sv);
+      _mm256_storeu_ps(out + i, _mm256_blendv_ps(p, canon, _mm256_cmp_ps(p, p, _CMP_UNORD_Q)));
+    }
+    scalar(codes, i, n, vtab, s, out);
+  }
+#endif
 };
 
 // Round-to-nearest-even of a finite double into bf16, as f32 bits: first to f32 rounding to odd
@@ -472,8 +575,9 @@ void scale_cast(const float* x, const float* mul, size_t n, uint8_t* out, const 
   }
 }
 
-bool gather(const uint8_t* codes, const uint32_t* off, size_t n, const float* table, uint32_t ncodes, float* out) {
-  TCEMU_QF_ISA_RUN(Gather, codes, off, n, table, ncodes, out)
+bool gather_blocks(const uint8_t* codes, size_t w, size_t bw, const uint8_t* sc, const float* table, uint32_t ncodes,
+                   float* out) {
+  TCEMU_QF_ISA_RUN(GatherBlocks, codes, w, bw, sc, table, ncodes, out)
 }
 
 void gather_mul(const uint8_t* codes, size_t n, const float* vtab, float s, float* out) {

@@ -501,3 +501,87 @@ TEST(QuantFast, DequantizeEveryCodeAndScale) {
 }
 
 }  // namespace
+
+namespace {
+
+// The vectorised dequantization (gather_blocks: 16-entry rows by permutes, larger ones by
+// hardware gathers, one-column blocks by per-element scale codes; gather_mul) against the
+// scalar loops on every pair of an element byte (valid codes and bytes outside the format) and
+// a scale: MX every UE8M0 code, NVFP4 every E4M3 code (zero, subnormals, NaN) under ordinary and
+// extreme global scales, FP8 scale_inv values from zero and subnormals to Inf and NaN. Every
+// row has a partial last vector and a partial last block.
+TEST(QuantFast, DequantizeVectorEveryCodeWithEveryScale) {
+  const std::vector<float> fp8_scales = {1.0f, 0.125f, -2.5f, 3.7e-3f, 0.0f, -0.0f, 1e-40f,
+                                         std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::max(),
+                                         -kInf, kInf, kNan};
+  tcemu::test::for_each_kernel_build([&](uint64_t) {
+    // Rows: every scale; columns: every byte once, plus a partial block of 13.
+    const size_t n = 256, cols = 256 + 13;
+    auto byte_grid = [&](size_t rows, size_t c, bool by_row) {
+      std::vector<uint8_t> codes(rows * c);
+      for (size_t r = 0; r < rows; ++r)
+        for (size_t k = 0; k < c; ++k) codes[r * c + k] = static_cast<uint8_t>(by_row ? r : k);
+      return codes;
+    };
+    for (Fmt e : {Fmt::e4m3, Fmt::e5m2, Fmt::e3m2, Fmt::e2m3, Fmt::e2m1, Fmt::s8})
+      for (size_t block : {size_t{32}, size_t{16}, size_t{12}})
+        for (BlockAxis axis : {BlockAxis::rowwise, BlockAxis::columnwise, BlockAxis::tile2d})
+          for (MxDequant d : {MxDequant::ocp, MxDequant::te, MxDequant::te_2_18}) {
+            MxTensor q;
+            const bool col = axis == BlockAxis::columnwise;
+            q.grid = make_grid(col ? cols : n, col ? n : cols, axis, block);
+            q.elem = e;
+            q.codes = byte_grid(q.grid.rows, q.grid.cols, col);
+            q.scales.resize(q.grid.scale_count());
+            // Block (i, k) scale (i + 37 k) mod 256: each byte meets every scale code.
+            for (size_t i = 0; i < q.grid.scale_rows(); ++i)
+              for (size_t k = 0; k < q.grid.scale_cols(); ++k)
+                q.scales[i * q.grid.scale_cols() + k] = static_cast<uint8_t>(col ? (k + 37 * i) : (i + 37 * k));
+            const auto [sc, fa] = FastScalar::both([&] { return mx_dequantize(q, d, Exec{2}); });
+            EXPECT_SAME_ARRAYS(bits(sc), bits(fa))
+                << tcemu::info(e).name << " block " << block << " " << to_string(axis) << " " << to_string(d);
+          }
+    for (Nvfp4Order o : {Nvfp4Order::te, Nvfp4Order::torchao, Nvfp4Order::torchao_0_16})
+      for (bool tile2d : {false, true})
+        for (float amax : {3.3f, 0.0f, 1e-30f, 3e38f, kInf, kNan}) {
+          Nvfp4Tensor q;
+          q.grid = make_grid(n, cols, tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);
+          q.order = o;
+          q.codes = byte_grid(n, cols, false);
+          q.scales.resize(q.grid.scale_count());
+          for (size_t i = 0; i < q.grid.scale_rows(); ++i)
+            for (size_t k = 0; k < q.grid.scale_cols(); ++k)
+              q.scales[i * q.grid.scale_cols() + k] = static_cast<uint8_t>(i * (tile2d ? 16 : 1) + 37 * k);
+          q.amax = amax;
+          q.global_scale = o == Nvfp4Order::te ? nvfp4_te_encode_scale(amax) : amax / 2688.0f;
+          for (Nvfp4Dequant d : {Nvfp4Dequant::tcemu, Nvfp4Dequant::te_kernel}) {
+            if (d == Nvfp4Dequant::te_kernel && o != Nvfp4Order::te) continue;
+            const auto [sc, fa] = FastScalar::both([&] { return nvfp4_dequantize(q, d, Exec{2}); });
+            EXPECT_SAME_ARRAYS(bits(sc), bits(fa))
+                << "nvfp4 order " << to_string(o) << (tile2d ? " 2d" : "") << " amax " << amax << " " << to_string(d);
+          }
+        }
+    const std::vector<uint8_t> every = byte_grid(1, 256 * 3 + 5, false);
+    for (Fmt f : {Fmt::e4m3, Fmt::e5m2}) {
+      for (float s : fp8_scales) {
+        const auto [sc, fa] = FastScalar::both([&] { return fp8_dequantize(every, s, f, Exec{2}); });
+        EXPECT_SAME_ARRAYS(bits(sc), bits(fa)) << "fp8 scale_inv " << s;
+      }
+      for (bool tile : {false, true}) {
+        BlockwiseFp8 q;
+        q.grid = make_grid(tile ? 300 : fp8_scales.size(), 256 + 128 + 7, tile ? BlockAxis::tile2d : BlockAxis::rowwise, 128);
+        q.fmt = f;
+        q.codes = byte_grid(q.grid.rows, q.grid.cols, false);
+        q.scale_inv.resize(q.grid.scale_count());
+        // Block (i, k) takes scale i + k: in 1x128 blocks each byte meets every scale.
+        for (size_t i = 0; i < q.grid.scale_rows(); ++i)
+          for (size_t k = 0; k < q.grid.scale_cols(); ++k)
+            q.scale_inv[i * q.grid.scale_cols() + k] = fp8_scales[(i + k) % fp8_scales.size()];
+        const auto [sc, fa] = FastScalar::both([&] { return fp8_blockwise_dequantize(q, Exec{3}); });
+        EXPECT_SAME_ARRAYS(bits(sc), bits(fa)) << "fp8 blockwise" << (tile ? " 128x128" : " 1x128");
+      }
+    }
+  });
+}
+
+}  // namespace

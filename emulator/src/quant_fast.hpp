@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tcemu/parallel.hpp"
+#include "tcemu/ptx_cvt.hpp"
 #include "tcemu/quant.hpp"
 #include "tcemu/quant_nvfp4.hpp"
 #include "tcemu/quant_scaling.hpp"
@@ -57,6 +58,11 @@ struct CastSpec {
 };
 // out[i] = cast(x[i] * mul[i]).
 void scale_cast(const float* x, const float* mul, size_t n, uint8_t* out, const CastSpec& s);
+// out[i] = cvt.rs.satfinite.e2m1(x[i] * mul[i]) with element i's random byte of word
+// rbits[i / 4] under `map` (ptx_cvt_eval's e2m1x4 split), a NaN product nan_pos or nan_neg
+// by its sign; n a multiple of 4.
+void scale_cast_rs_e2m1(const float* x, const float* mul, size_t n, const uint32_t* rbits, RsBitMap map,
+                        uint8_t nan_pos, uint8_t nan_neg, uint8_t* out);
 // out[i] = table[sc[i / bw] * ncodes + codes[i]] for one row piece of w elements in blocks of
 // bw columns (sc: the blocks' scale codes) where codes[i] < ncodes (a power of two up to 256);
 // returns whether some code was not (those outputs are left for the caller).
@@ -94,14 +100,16 @@ bool mx_fast_applies(const MxOptions& o);
 // q.grid and q.elem set; fills q.codes and q.scales (sized here).
 void mx_quantize_fast(std::span<const float> x, const MxOptions& o, const Exec& exec, MxTensor& q);
 
-// Covered: orders te and te-div6, 1x16 and 16x16 blocks, rn, with or without the RHT (either
-// output), a given or computed tensor amax, fast_math where it does not apply (f32/f16 input or
-// 16x16). Not covered: the torchao orders, rs, te_test_reference, TE's tuned fast-math kernel,
-// and any option added later (the comparison with the covered fields, nvfp4_fast_applies).
+// Covered: orders te and te-div6, 1x16 and 16x16 blocks, rn and rs (either random-bit map),
+// with or without the RHT (either output), a given or computed tensor amax, fast_math where it
+// does not apply (f32/f16 input or 16x16). Not covered: the torchao orders, te_test_reference,
+// TE's tuned fast-math kernel, and any option added later (the comparison with the covered
+// fields, nvfp4_fast_applies).
 bool nvfp4_fast_applies(const Nvfp4Options& o);
-// x already transformed when o.rht; sets everything in q but q.order.
-void nvfp4_quantize_fast(std::span<const float> x, size_t rows, size_t cols, const Nvfp4Options& o, const Exec& exec,
-                         Nvfp4Tensor& q);
+// x already transformed when o.rht; rbits: one word per 4 elements with rs; sets everything in
+// q but q.order.
+void nvfp4_quantize_fast(std::span<const float> x, size_t rows, size_t cols, const Nvfp4Options& o,
+                         std::span<const uint32_t> rbits, const Exec& exec, Nvfp4Tensor& q);
 // rht16(x, rows, cols, sign_mask, out, exec) (cols a multiple of 16), and the scalar rule it
 // falls back to for groups outside the double's reach (quant_nvfp4.cpp).
 std::vector<float> rht16_fast(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask, RhtOut out,

@@ -230,6 +230,85 @@ TCEMU_CVT_HOT U32x8 narrow8(F32x8 y) {
 }
 #endif
 
+// cvt.rs.satfinite.e2m1 of y with the random byte r (convert's Round::rs into e2m1: the top 8
+// of the discarded bits, truncated, plus r; a carry out rounds away from zero; satfinite),
+// nan_pos / nan_neg for a NaN of either sign. |y| >= 1 on the bits: the code is the exponent and
+// first fraction bit, rebiased (exponent field e + 1 of e2m1 at f32 field 127 + e), the
+// discarded top byte is fraction bits 21..14; saturated at 7 (6.0; Inf included). |y| < 1 on the
+// 0.5 grid of e2m1's subnormals: floor(|y| * 512) (exact) holds the kept bit over the discarded
+// top byte.
+TCEMU_CVT_HOT uint32_t rs_e2m1_one(float y, uint32_t r, uint32_t nan_pos, uint32_t nan_neg) {
+  const uint32_t u = bits_of(y), a = u & 0x7FFFFFFFu, s = u >> 31;
+  if (a > 0x7F800000u) return s ? nan_neg : nan_pos;
+  uint32_t mag;
+  if (a >= 0x3F800000u) {
+    mag = (a >> 22) - 252u + ((((a >> 14) & 0xFFu) + r) >> 8);
+    mag = mag > 7u ? 7u : mag;
+  } else {
+    const uint32_t t = static_cast<uint32_t>(float_of(a) * 512.0f);
+    mag = (t >> 8) + (((t & 0xFFu) + r) >> 8);
+  }
+  return mag | (s << 3);
+}
+
+// The random byte of element j (0..3) of a group of four under ptx_cvt_eval's e2m1x4 ptx_doc map:
+// bytes 0, 2, 1, 3. A flashinfer_hw word is first rewritten into the ptx_doc word giving the
+// same bytes (rs_word_to_doc).
+constexpr uint32_t kRsShift[4] = {0, 16, 8, 24};
+TCEMU_CVT_HOT uint32_t bitrev8(uint32_t x) {
+  x = ((x & 0xF0u) >> 4) | ((x & 0x0Fu) << 4);
+  x = ((x & 0xCCu) >> 2) | ((x & 0x33u) << 2);
+  return ((x & 0xAAu) >> 1) | ((x & 0x55u) << 1);
+}
+// flashinfer_hw: elements 0..3 take byte 1, bitrev(byte 0), byte 3, bitrev(byte 2).
+TCEMU_CVT_HOT uint32_t rs_word_to_doc(uint32_t w, bool flashinfer) {
+  if (!flashinfer) return w;
+  const uint32_t e0 = (w >> 8) & 0xFFu, e1 = bitrev8(w & 0xFFu), e2 = w >> 24, e3 = bitrev8((w >> 16) & 0xFFu);
+  return e0 | (e2 << 8) | (e1 << 16) | (e3 << 24);
+}
+
+struct ScaleCastRsE2m1 {
+  // n a multiple of 4; rbits[k] for elements 4k .. 4k + 3.
+  static TCEMU_CVT_HOT void body(const float* x, const float* mul, size_t n, const uint32_t* rbits, bool flashinfer,
+                                 uint8_t* out, uint32_t nan_pos, uint32_t nan_neg) {
+    size_t i = 0;
+#if defined(__GNUC__)
+    const U32x8 shifts = {0, 16, 8, 24, 0, 16, 8, 24};
+    for (; i + 8 <= n; i += 8) {
+      F32x8 xv, mv;
+      std::memcpy(&xv, x + i, sizeof xv);
+      std::memcpy(&mv, mul + i, sizeof mv);
+      const F32x8 y = xv * mv;
+      U32x8 u;
+      std::memcpy(&u, &y, sizeof u);
+      const uint32_t w0 = rs_word_to_doc(rbits[i / 4], flashinfer), w1 = rs_word_to_doc(rbits[i / 4 + 1], flashinfer);
+      const U32x8 words = {w0, w0, w0, w0, w1, w1, w1, w1};
+      const U32x8 r = (words >> shifts) & 0xFFu;
+      const U32x8 a = u & 0x7FFFFFFFu, sign = u >> 31;
+      U32x8 big = (a >> 22) - 252u + ((((a >> 14) & 0xFFu) + r) >> 8);
+      big = big > 7u ? U32x8{} + 7u : big;
+      F32x8 fa;
+      std::memcpy(&fa, &a, sizeof fa);
+      // |y| < 1 lanes only (elsewhere the product may exceed the integer range: unused).
+      const F32x8 scaled = (a < 0x3F800000u) ? fa * 512.0f : F32x8{};
+      const U32x8 t = __builtin_convertvector(__builtin_convertvector(scaled, I32x8), U32x8);
+      const U32x8 small = (t >> 8) + (((t & 0xFFu) + r) >> 8);
+      U32x8 c = (a < 0x3F800000u ? small : big) | (sign << 3);
+      c = a > 0x7F800000u ? (sign != 0u ? U32x8{} + nan_neg : U32x8{} + nan_pos) : c;
+      store8(out + i, c);
+    }
+#endif
+    for (; i < n; ++i) {
+      const uint32_t w = rs_word_to_doc(rbits[i / 4], flashinfer);
+      out[i] = static_cast<uint8_t>(rs_e2m1_one(x[i] * mul[i], (w >> kRsShift[i % 4]) & 0xFFu, nan_pos, nan_neg));
+    }
+  }
+  TCEMU_QF_CLONES(void,
+                  (const float* x, const float* mul, size_t n, const uint32_t* rbits, bool flashinfer, uint8_t* out,
+                   uint32_t nan_pos, uint32_t nan_neg),
+                  (x, mul, n, rbits, flashinfer, out, nan_pos, nan_neg))
+};
+
 template <Fmt D, bool CLAMP>
 struct ScaleCast {
   static TCEMU_CVT_HOT void body(const float* x, const float* mul, size_t n, uint8_t* out, float mx, uint8_t nan_code) {
@@ -578,6 +657,11 @@ void scale_cast(const float* x, const float* mul, size_t n, uint8_t* out, const 
 bool gather_blocks(const uint8_t* codes, size_t w, size_t bw, const uint8_t* sc, const float* table, uint32_t ncodes,
                    float* out) {
   TCEMU_QF_ISA_RUN(GatherBlocks, codes, w, bw, sc, table, ncodes, out)
+}
+
+void scale_cast_rs_e2m1(const float* x, const float* mul, size_t n, const uint32_t* rbits, RsBitMap map,
+                        uint8_t nan_pos, uint8_t nan_neg, uint8_t* out) {
+  TCEMU_QF_ISA_RUN(ScaleCastRsE2m1, x, mul, n, rbits, map == RsBitMap::flashinfer_hw, out, nan_pos, nan_neg)
 }
 
 void gather_mul(const uint8_t* codes, size_t n, const float* vtab, float s, float* out) {

@@ -1,6 +1,7 @@
 // The fast NVFP4 quantizer and RHT (quant_fast.hpp): TE's scale rules of quant_nvfp4.cpp, the
 // block scales (nvfp4_block_scales) and the elements vectorised.
 #include <algorithm>
+#include <stdexcept>
 #include <vector>
 
 #include "quant_fast.hpp"
@@ -22,12 +23,31 @@ bool nvfp4_fast_applies(const Nvfp4Options& o) {
   covered.rht = o.rht;
   covered.rht_signs = o.rht_signs;
   covered.rht_out = o.rht_out;
+  covered.round = o.round;  // rn or rs (nvfp4_quantize_error)
+  covered.rs_map = o.rs_map;
   if (!(covered == o)) return false;
+  if (o.rs_map != RsBitMap::ptx_doc && o.rs_map != RsBitMap::flashinfer_hw) return false;
   return nvfp4_te_order(o.order) && !nvfp4_te_fast_math_applies(o);
 }
 
-void nvfp4_quantize_fast(std::span<const float> x, size_t rows, size_t cols, const Nvfp4Options& o, const Exec& exec,
-                         Nvfp4Tensor& q) {
+namespace {
+
+// The stochastic element cast of quantize_blocks: row r's codes from column c0 on, the random
+// words of the tensor's elements (one per 4; c0 and cols are multiples of 4).
+struct RsCast {
+  const uint32_t* rbits;
+  size_t cols;
+  RsBitMap map;
+  uint8_t nan_pos, nan_neg;
+  void operator()(size_t r, size_t c0, const float* x, const float* mul, size_t w, uint8_t* out) const {
+    scale_cast_rs_e2m1(x, mul, w, rbits + (r * cols + c0) / 4, map, nan_pos, nan_neg, out);
+  }
+};
+
+}  // namespace
+
+void nvfp4_quantize_fast(std::span<const float> x, size_t rows, size_t cols, const Nvfp4Options& o,
+                         std::span<const uint32_t> rbits, const Exec& exec, Nvfp4Tensor& q) {
   q.grid = make_grid(rows, cols, o.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);
   const float amax = o.global_amax ? *o.global_amax : amax_fast(x, AmaxNan::ignore, exec);
   q.amax = amax;
@@ -44,10 +64,24 @@ void nvfp4_quantize_fast(std::span<const float> x, size_t rows, size_t cols, con
   uint8_t* scales = q.scales.data();
   const float g = q.global_scale;
   const bool div6 = o.order == Nvfp4Order::te_div6;
-  quantize_blocks(x.data(), q.grid, AmaxNan::ignore, spec, q.codes.data(), exec,
-                  [&](size_t b0, const uint32_t* acc, size_t nb, float* m) {
-                    nvfp4_block_scales(acc, nb, g, div6, mul, scales + b0, m);
-                  });
+  auto block_rule = [&](size_t b0, const uint32_t* acc, size_t nb, float* m) {
+    nvfp4_block_scales(acc, nb, g, div6, mul, scales + b0, m);
+  };
+  if (o.round != Round::rs) {
+    quantize_blocks(x.data(), q.grid, AmaxNan::ignore, spec, q.codes.data(), exec, block_rule);
+    return;
+  }
+  // cvt.rs.satfinite.e2m1x4.f32 as the scalar loop evaluates it (ptx_cvt_eval): the kernel
+  // assumes its options are the ones it implements (8 random bits added to the truncated
+  // fraction, satfinite); its NaN codes come from the conversion core.
+  const Result<PtxCvt> cvt = parse_ptx_cvt("cvt.rs.satfinite.e2m1x4.f32");
+  if (!cvt.ok()) throw std::logic_error("PTX catalog lacks cvt.rs.satfinite.e2m1x4.f32: " + cvt.error);
+  const ConvertOptions& co = cvt.value.options;
+  if (!co.satfinite || (co.rs_bits != 0 && co.rs_bits != 8) || co.rs_fraction != RsFraction::truncate || co.relu || co.ftz)
+    throw std::logic_error("cvt.rs.satfinite.e2m1x4.f32 options differ from the fast stochastic cast's");
+  const RsCast rs{rbits.data(), cols, o.rs_map, static_cast<uint8_t>(convert(Fmt::f32, Fmt::e2m1, 0x7FC00000u, co).code),
+                  static_cast<uint8_t>(convert(Fmt::f32, Fmt::e2m1, 0xFFC00000u, co).code)};
+  quantize_blocks(q.grid, AmaxNan::ignore, q.codes.data(), exec, block_rule, TensorRows{x.data(), cols}, rs);
 }
 
 std::vector<float> rht16_fast(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask, RhtOut out,

@@ -385,7 +385,7 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
   Nvfp4Tensor q;
   q.order = o.order;
   if (detail::nvfp4_fast_applies(o)) {  // the same bits, vectorised (quant_fast.hpp)
-    detail::nvfp4_quantize_fast(x, rows, cols, o, exec, q);
+    detail::nvfp4_quantize_fast(x, rows, cols, o, rbits, exec, q);
     return q;
   }
   q.grid = make_grid(rows, cols, o.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);

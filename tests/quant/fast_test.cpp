@@ -19,6 +19,7 @@
 
 #include "../../emulator/src/quant_fast.hpp"
 #include "../datapath/kernel_builds.hpp"
+#include "tcemu/ptx_cvt.hpp"
 #include "tcemu/quant_recipe.hpp"
 
 namespace {
@@ -322,12 +323,17 @@ TEST(QuantFast, Nvfp4OptionsNotCoveredRunTheScalarRules) {
   EXPECT_FALSE(detail::nvfp4_fast_applies(a));
   a = o;
   a.round = tcemu::Round::rs;
+  EXPECT_TRUE(detail::nvfp4_fast_applies(a));  // covered since the stochastic cast
+  a.rs_map = tcemu::RsBitMap::flashinfer_hw;
+  EXPECT_TRUE(detail::nvfp4_fast_applies(a));
+  a.rs_map = static_cast<tcemu::RsBitMap>(static_cast<int>(tcemu::RsBitMap::flashinfer_hw) + 1);  // a map added later
+  EXPECT_FALSE(detail::nvfp4_fast_applies(a));
+  a = o;
+  a.round = tcemu::Round::rs;
+  a.order = Nvfp4Order::torchao;
   EXPECT_FALSE(detail::nvfp4_fast_applies(a));
   a = o;
   a.te_test_reference = true;
-  EXPECT_FALSE(detail::nvfp4_fast_applies(a));
-  a = o;
-  a.rs_map = static_cast<tcemu::RsBitMap>(static_cast<int>(o.rs_map) + 1);
   EXPECT_FALSE(detail::nvfp4_fast_applies(a));
   a = o;
   a.fast_math = true;
@@ -580,6 +586,91 @@ TEST(QuantFast, DequantizeVectorEveryCodeWithEveryScale) {
         const auto [sc, fa] = FastScalar::both([&] { return fp8_blockwise_dequantize(q, Exec{3}); });
         EXPECT_SAME_ARRAYS(bits(sc), bits(fa)) << "fp8 blockwise" << (tile ? " 128x128" : " 1x128");
       }
+    }
+  });
+}
+
+}  // namespace
+
+namespace {
+
+// The stochastic e2m1 cast (scale_cast_rs_e2m1) against ptx_cvt_eval of
+// cvt.rs.satfinite.e2m1x4.f32, the scalar loop's instruction: every f32 exponent field with
+// mantissas at and next to the discarded byte's edges and the rounding carries, both signs, NaN
+// payloads, Inf, subnormals, each with every random byte (the word's four bytes equal), then
+// random words for the split of a word among the four elements, under both maps.
+TEST(QuantFast, StochasticE2m1CastEqualsPtxCvt) {
+  const tcemu::PtxCvt cvt = tcemu::parse_ptx_cvt("cvt.rs.satfinite.e2m1x4.f32").value;
+  std::vector<float> y;
+  for (uint32_t e = 0; e < 256; ++e)
+    for (uint32_t m : {0u, 1u, 0x3FFFu, 0x4000u, 0x1FC000u, 0x200000u, 0x3FBFFFu, 0x3FC000u, 0x3FFFFFu, 0x400000u,
+                       0x5FC000u, 0x600000u, 0x7FC000u, 0x7FFFFFu, 0x123456u})
+      for (uint32_t sg : {0u, 1u}) y.push_back(std::bit_cast<float>((sg << 31) | (e << 23) | m));
+  while (y.size() % 4) y.push_back(0.0f);
+  const std::vector<float> one(y.size(), 1.0f);
+  auto expected = [&](const std::vector<uint32_t>& words, tcemu::RsBitMap map) {
+    std::vector<uint8_t> c(y.size());
+    for (size_t i = 0; i < y.size(); i += 4) {
+      const std::vector<uint64_t> src = {fb(y[i + 3]), fb(y[i + 2]), fb(y[i + 1]), fb(y[i])};
+      const uint64_t d = tcemu::ptx_cvt_eval(cvt, src, words[i / 4], map);
+      for (size_t j = 0; j < 4; ++j) c[i + j] = static_cast<uint8_t>((d >> (4 * j)) & 0xF);
+    }
+    return c;
+  };
+  const auto nan_code = [&](uint32_t b) {
+    return static_cast<uint8_t>(tcemu::convert(Fmt::f32, Fmt::e2m1, b, cvt.options).code);
+  };
+  const uint8_t nan_pos = nan_code(0x7FC00000u), nan_neg = nan_code(0xFFC00000u);
+  std::mt19937 g(5);
+  tcemu::test::for_each_kernel_build([&](uint64_t) {
+    for (tcemu::RsBitMap map : {tcemu::RsBitMap::ptx_doc, tcemu::RsBitMap::flashinfer_hw}) {
+      std::vector<uint32_t> words(y.size() / 4);
+      for (int pass = 0; pass < 256 + 8; ++pass) {
+        for (uint32_t& w : words) w = pass < 256 ? 0x01010101u * static_cast<uint32_t>(pass) : static_cast<uint32_t>(g());
+        std::vector<uint8_t> got(y.size());
+        // The whole array, and an odd group count (the vector loop's last group alone).
+        detail::scale_cast_rs_e2m1(y.data(), one.data(), y.size(), words.data(), map, nan_pos, nan_neg, got.data());
+        const std::vector<uint8_t> want = expected(words, map);
+        EXPECT_SAME_ARRAYS(want, got) << "pass " << pass << " map " << static_cast<int>(map);
+        std::vector<uint8_t> part(12);
+        detail::scale_cast_rs_e2m1(y.data() + 4, one.data(), 12, words.data() + 1, map, nan_pos, nan_neg, part.data());
+        EXPECT_SAME_ARRAYS(std::vector<uint8_t>(want.begin() + 4, want.begin() + 16), part) << "pass " << pass;
+      }
+    }
+  });
+}
+
+// NVFP4 with stochastic rounding on the fast path against the scalar loop: the same random words
+// read by the same elements, with and without the RHT, 1x16 and 16x16 blocks, both maps, on 1,
+// 2, 3 and 7 threads.
+TEST(QuantFast, Nvfp4StochasticRoundingEqualsTheScalarRules) {
+  const Shape shapes[] = {{37, 48}, {19, 76}, {1, 4}, {130, 176}, {77, 1008}};
+  tcemu::test::for_each_kernel_build([&](uint64_t isa) {
+    for (const Shape& s : shapes) {
+      const std::vector<float> x = hard_input(s.rows, s.cols, 31 * isa + s.rows * 5 + s.cols);
+      std::mt19937 g(static_cast<uint32_t>(s.rows * 7 + s.cols + isa));
+      std::vector<uint32_t> words(x.size() / 4);
+      for (uint32_t& w : words) w = static_cast<uint32_t>(g());
+      for (bool tile2d : {false, true})
+        for (int rht = 0; rht < 2; ++rht)
+          for (tcemu::RsBitMap map : {tcemu::RsBitMap::ptx_doc, tcemu::RsBitMap::flashinfer_hw}) {
+            if (rht && s.cols % 16) continue;
+            Recipe r = *find_recipe("nvfp4");
+            r.nvfp4.round = tcemu::Round::rs;
+            r.nvfp4.rs_map = map;
+            r.nvfp4.tile2d = tile2d;
+            r.nvfp4.rht = rht > 0;
+            Nvfp4Options o = r.nvfp4;
+            o.input = r.input;
+            ASSERT_TRUE(detail::nvfp4_fast_applies(o));
+            const std::string what = "nvfp4 rs" + std::string(tile2d ? " 2d" : " 1d") + (rht ? " rht" : "") + " map " +
+                                     std::to_string(static_cast<int>(map)) + " " + shape_name(s);
+            detail::set_fast_quant(false);
+            const auto sq = quantize(r, x, s.rows, s.cols, words, Exec{1});
+            detail::set_fast_quant(true);
+            ASSERT_TRUE(sq.error.empty()) << what << ": " << sq.error;
+            for (int t : {1, 2, 3, 7}) expect_same(sq.value, quantize(r, x, s.rows, s.cols, words, Exec{t}).value, what + " on " + std::to_string(t) + " threads");
+          }
     }
   });
 }

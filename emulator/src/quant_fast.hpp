@@ -56,12 +56,13 @@ struct CastSpec {
   float max = 0.0f;
   uint8_t nan_code = 0;
 };
-// out[i] = cast(x[i] * mul[i]).
-void scale_cast(const float* x, const float* mul, size_t n, uint8_t* out, const CastSpec& s);
-// out[i] = cvt.rs.satfinite.e2m1(x[i] * mul[i]) with element i's random byte of word
+// out[i] = cast(x[i] * m_i), m_i = mul[i / bw]: one multiplier per element (bw 1) or per block
+// of bw consecutive elements.
+void scale_cast(const float* x, const float* mul, size_t bw, size_t n, uint8_t* out, const CastSpec& s);
+// out[i] = cvt.rs.satfinite.e2m1(x[i] * mul[i / bw]) with element i's random byte of word
 // rbits[i / 4] under `map` (ptx_cvt_eval's e2m1x4 split), a NaN product nan_pos or nan_neg
 // by its sign; n a multiple of 4.
-void scale_cast_rs_e2m1(const float* x, const float* mul, size_t n, const uint32_t* rbits, RsBitMap map,
+void scale_cast_rs_e2m1(const float* x, const float* mul, size_t bw, size_t n, const uint32_t* rbits, RsBitMap map,
                         uint8_t nan_pos, uint8_t nan_neg, uint8_t* out);
 // out[i] = table[sc[i / bw] * ncodes + codes[i]] for one row piece of w elements in blocks of
 // bw columns (sc: the blocks' scale codes) where codes[i] < ncodes (a power of two up to 256);

@@ -28,9 +28,7 @@ std::vector<uint8_t> fp8_cast_fast(std::span<const float> x, float scale, Fmt f,
   const CastSpec spec = fp8_spec(f);
   std::vector<uint8_t> out = big_vector<uint8_t>(x.size());
   for_each_range(x.size(), exec, [&](size_t b, size_t e) {
-    thread_local std::vector<float> mul;
-    mul.assign(e - b, scale);
-    scale_cast(x.data() + b, mul.data(), e - b, out.data() + b, spec);
+    scale_cast(x.data() + b, &scale, e - b, e - b, out.data() + b, spec);  // one multiplier for the range
   });
   return out;
 }

@@ -268,91 +268,135 @@ TCEMU_CVT_HOT uint32_t rs_word_to_doc(uint32_t w, bool flashinfer) {
 }
 
 struct ScaleCastRsE2m1 {
-  // n a multiple of 4; rbits[k] for elements 4k .. 4k + 3.
-  static TCEMU_CVT_HOT void body(const float* x, const float* mul, size_t n, const uint32_t* rbits, bool flashinfer,
-                                 uint8_t* out, uint32_t nan_pos, uint32_t nan_neg) {
-    size_t i = 0;
 #if defined(__GNUC__)
+  // Elements x[0, 8) times m into out[0, 8), words[0, 2) their random words.
+  static TCEMU_CVT_HOT void eight(const float* x, F32x8 m, const uint32_t* words, bool flashinfer, uint8_t* out,
+                                  uint32_t nan_pos, uint32_t nan_neg) {
     const U32x8 shifts = {0, 16, 8, 24, 0, 16, 8, 24};
-    for (; i + 8 <= n; i += 8) {
-      F32x8 xv, mv;
-      std::memcpy(&xv, x + i, sizeof xv);
-      std::memcpy(&mv, mul + i, sizeof mv);
-      const F32x8 y = xv * mv;
-      U32x8 u;
-      std::memcpy(&u, &y, sizeof u);
-      const uint32_t w0 = rs_word_to_doc(rbits[i / 4], flashinfer), w1 = rs_word_to_doc(rbits[i / 4 + 1], flashinfer);
-      const U32x8 words = {w0, w0, w0, w0, w1, w1, w1, w1};
-      const U32x8 r = (words >> shifts) & 0xFFu;
-      const U32x8 a = u & 0x7FFFFFFFu, sign = u >> 31;
-      U32x8 big = (a >> 22) - 252u + ((((a >> 14) & 0xFFu) + r) >> 8);
-      big = big > 7u ? U32x8{} + 7u : big;
-      F32x8 fa;
-      std::memcpy(&fa, &a, sizeof fa);
-      // |y| < 1 lanes only (elsewhere the product may exceed the integer range: unused).
-      const F32x8 scaled = (a < 0x3F800000u) ? fa * 512.0f : F32x8{};
-      const U32x8 t = __builtin_convertvector(__builtin_convertvector(scaled, I32x8), U32x8);
-      const U32x8 small = (t >> 8) + (((t & 0xFFu) + r) >> 8);
-      U32x8 c = (a < 0x3F800000u ? small : big) | (sign << 3);
-      c = a > 0x7F800000u ? (sign != 0u ? U32x8{} + nan_neg : U32x8{} + nan_pos) : c;
-      store8(out + i, c);
-    }
+    F32x8 xv;
+    std::memcpy(&xv, x, sizeof xv);
+    const F32x8 y = xv * m;
+    U32x8 u;
+    std::memcpy(&u, &y, sizeof u);
+    const uint32_t w0 = rs_word_to_doc(words[0], flashinfer), w1 = rs_word_to_doc(words[1], flashinfer);
+    const U32x8 wv = {w0, w0, w0, w0, w1, w1, w1, w1};
+    const U32x8 r = (wv >> shifts) & 0xFFu;
+    const U32x8 a = u & 0x7FFFFFFFu, sign = u >> 31;
+    U32x8 big = (a >> 22) - 252u + ((((a >> 14) & 0xFFu) + r) >> 8);
+    big = big > 7u ? U32x8{} + 7u : big;
+    F32x8 fa;
+    std::memcpy(&fa, &a, sizeof fa);
+    // |y| < 1 lanes only (elsewhere the product may exceed the integer range: unused).
+    const F32x8 scaled = (a < 0x3F800000u) ? fa * 512.0f : F32x8{};
+    const U32x8 t = __builtin_convertvector(__builtin_convertvector(scaled, I32x8), U32x8);
+    const U32x8 small = (t >> 8) + (((t & 0xFFu) + r) >> 8);
+    U32x8 c = (a < 0x3F800000u ? small : big) | (sign << 3);
+    c = a > 0x7F800000u ? (sign != 0u ? U32x8{} + nan_neg : U32x8{} + nan_pos) : c;
+    store8(out, c);
+  }
 #endif
-    for (; i < n; ++i) {
-      const uint32_t w = rs_word_to_doc(rbits[i / 4], flashinfer);
-      out[i] = static_cast<uint8_t>(rs_e2m1_one(x[i] * mul[i], (w >> kRsShift[i % 4]) & 0xFFu, nan_pos, nan_neg));
+  static TCEMU_CVT_HOT uint8_t one(float x, float m, const uint32_t* rbits, size_t i, bool flashinfer, uint32_t nan_pos,
+                                   uint32_t nan_neg) {
+    const uint32_t w = rs_word_to_doc(rbits[i / 4], flashinfer);
+    return static_cast<uint8_t>(rs_e2m1_one(x * m, (w >> kRsShift[i % 4]) & 0xFFu, nan_pos, nan_neg));
+  }
+  // n a multiple of 4; rbits[k] for elements 4k .. 4k + 3; mul per element (bw 1) or per block
+  // of bw elements (a multiple of 4).
+  static TCEMU_CVT_HOT void body(const float* x, const float* mul, size_t bw, size_t n, const uint32_t* rbits,
+                                 bool flashinfer, uint8_t* out, uint32_t nan_pos, uint32_t nan_neg) {
+    size_t i = 0;
+    if (bw == 1) {
+#if defined(__GNUC__)
+      for (; i + 8 <= n; i += 8) {
+        F32x8 mv;
+        std::memcpy(&mv, mul + i, sizeof mv);
+        eight(x + i, mv, rbits + i / 4, flashinfer, out + i, nan_pos, nan_neg);
+      }
+#endif
+      for (; i < n; ++i) out[i] = one(x[i], mul[i], rbits, i, flashinfer, nan_pos, nan_neg);
+      return;
+    }
+    for (size_t k = 0; i < n; ++k) {
+      const size_t end = n - i < bw ? n : i + bw;
+      const float m = mul[k];
+#if defined(__GNUC__)
+      const F32x8 mv = F32x8{} + m;
+      for (; i + 8 <= end; i += 8) eight(x + i, mv, rbits + i / 4, flashinfer, out + i, nan_pos, nan_neg);
+#endif
+      for (; i < end; ++i) out[i] = one(x[i], m, rbits, i, flashinfer, nan_pos, nan_neg);
     }
   }
   TCEMU_QF_CLONES(void,
-                  (const float* x, const float* mul, size_t n, const uint32_t* rbits, bool flashinfer, uint8_t* out,
-                   uint32_t nan_pos, uint32_t nan_neg),
-                  (x, mul, n, rbits, flashinfer, out, nan_pos, nan_neg))
+                  (const float* x, const float* mul, size_t bw, size_t n, const uint32_t* rbits, bool flashinfer,
+                   uint8_t* out, uint32_t nan_pos, uint32_t nan_neg),
+                  (x, mul, bw, n, rbits, flashinfer, out, nan_pos, nan_neg))
 };
 
 template <Fmt D, bool CLAMP>
 struct ScaleCast {
-  static TCEMU_CVT_HOT void body(const float* x, const float* mul, size_t n, uint8_t* out, float mx, uint8_t nan_code) {
-    size_t i = 0;
 #if defined(__GNUC__)
-    for (; i + 8 <= n; i += 8) {
-      F32x8 xv, mv;
-      std::memcpy(&xv, x + i, sizeof xv);
-      std::memcpy(&mv, mul + i, sizeof mv);
-      F32x8 y = xv * mv;
-      U32x8 yb;
-      std::memcpy(&yb, &y, sizeof yb);
-      const U32x8 nan = (yb & 0x7FFFFFFFu) > 0x7F800000u;
-      if constexpr (CLAMP) {  // torch.clamp (a NaN is replaced below)
-        y = y > mx ? mx : y;
-        y = y < -mx ? -mx : y;
-      }
-      const U32x8 c = (narrow8<D>(y) & ~nan) | (nan & nan_code);
-      store8(out + i, c);
+  // Elements x[0, 8) times m into out[0, 8).
+  static TCEMU_CVT_HOT void eight(const float* x, F32x8 m, uint8_t* out, float mx, uint8_t nan_code) {
+    F32x8 xv;
+    std::memcpy(&xv, x, sizeof xv);
+    F32x8 y = xv * m;
+    U32x8 yb;
+    std::memcpy(&yb, &y, sizeof yb);
+    const U32x8 nan = (yb & 0x7FFFFFFFu) > 0x7F800000u;
+    if constexpr (CLAMP) {  // torch.clamp (a NaN is replaced below)
+      y = y > mx ? mx : y;
+      y = y < -mx ? -mx : y;
     }
+    const U32x8 c = (narrow8<D>(y) & ~nan) | (nan & nan_code);
+    store8(out, c);
+  }
 #endif
-    for (; i < n; ++i) {
-      float y = x[i] * mul[i];
-      const bool nan = (bits_of(y) & 0x7FFFFFFFu) > 0x7F800000u;
-      if constexpr (CLAMP) {
-        y = y > mx ? mx : y;
-        y = y < -mx ? -mx : y;
+  static TCEMU_CVT_HOT uint8_t one(float x, float m, float mx, uint8_t nan_code) {
+    float y = x * m;
+    const bool nan = (bits_of(y) & 0x7FFFFFFFu) > 0x7F800000u;
+    if constexpr (CLAMP) {
+      y = y > mx ? mx : y;
+      y = y < -mx ? -mx : y;
+    }
+    const uint8_t c = F32ToNarrow<D, Round::rn, true>::one(bits_of(y));
+    return nan ? nan_code : c;
+  }
+  static TCEMU_CVT_HOT void body(const float* x, const float* mul, size_t bw, size_t n, uint8_t* out, float mx,
+                                 uint8_t nan_code) {
+    size_t i = 0;
+    if (bw == 1) {
+#if defined(__GNUC__)
+      for (; i + 8 <= n; i += 8) {
+        F32x8 mv;
+        std::memcpy(&mv, mul + i, sizeof mv);
+        eight(x + i, mv, out + i, mx, nan_code);
       }
-      const uint8_t c = F32ToNarrow<D, Round::rn, true>::one(bits_of(y));
-      out[i] = nan ? nan_code : c;
+#endif
+      for (; i < n; ++i) out[i] = one(x[i], mul[i], mx, nan_code);
+      return;
+    }
+    for (size_t k = 0; i < n; ++k) {  // one multiplier per block of bw elements
+      const size_t end = n - i < bw ? n : i + bw;
+      const float m = mul[k];
+#if defined(__GNUC__)
+      const F32x8 mv = F32x8{} + m;
+      for (; i + 8 <= end; i += 8) eight(x + i, mv, out + i, mx, nan_code);
+#endif
+      for (; i < end; ++i) out[i] = one(x[i], m, mx, nan_code);
     }
   }
-  TCEMU_QF_CLONES(void, (const float* x, const float* mul, size_t n, uint8_t* out, float mx, uint8_t nan_code),
-                  (x, mul, n, out, mx, nan_code))
+  TCEMU_QF_CLONES(void, (const float* x, const float* mul, size_t bw, size_t n, uint8_t* out, float mx, uint8_t nan_code),
+                  (x, mul, bw, n, out, mx, nan_code))
 };
 
 template <Fmt D>
-void scale_cast_f(const float* x, const float* mul, size_t n, uint8_t* out, const CastSpec& s) {
+void scale_cast_f(const float* x, const float* mul, size_t bw, size_t n, uint8_t* out, const CastSpec& s) {
   if (s.clamp) {
     using K = ScaleCast<D, true>;
-    TCEMU_QF_ISA_RUN(K, x, mul, n, out, s.max, s.nan_code)
+    TCEMU_QF_ISA_RUN(K, x, mul, bw, n, out, s.max, s.nan_code)
   }
   using K = ScaleCast<D, false>;
-  TCEMU_QF_ISA_RUN(K, x, mul, n, out, s.max, s.nan_code)
+  TCEMU_QF_ISA_RUN(K, x, mul, bw, n, out, s.max, s.nan_code)
 }
 
 // The dequantization gathers. The baseline loops read one table entry per element; the AVX2
@@ -644,13 +688,14 @@ void segment_absmax(const float* x, size_t n, size_t seg, uint32_t* acc, AmaxNan
   }
 }
 
-void scale_cast(const float* x, const float* mul, size_t n, uint8_t* out, const CastSpec& s) {
+void scale_cast(const float* x, const float* mul, size_t bw, size_t n, uint8_t* out, const CastSpec& s) {
+  if (bw == 0) bw = 1;
   switch (s.elem) {
-    case Fmt::e4m3: scale_cast_f<Fmt::e4m3>(x, mul, n, out, s); return;
-    case Fmt::e5m2: scale_cast_f<Fmt::e5m2>(x, mul, n, out, s); return;
-    case Fmt::e3m2: scale_cast_f<Fmt::e3m2>(x, mul, n, out, s); return;
-    case Fmt::e2m3: scale_cast_f<Fmt::e2m3>(x, mul, n, out, s); return;
-    default: scale_cast_f<Fmt::e2m1>(x, mul, n, out, s); return;  // callers pass one of these five
+    case Fmt::e4m3: scale_cast_f<Fmt::e4m3>(x, mul, bw, n, out, s); return;
+    case Fmt::e5m2: scale_cast_f<Fmt::e5m2>(x, mul, bw, n, out, s); return;
+    case Fmt::e3m2: scale_cast_f<Fmt::e3m2>(x, mul, bw, n, out, s); return;
+    case Fmt::e2m3: scale_cast_f<Fmt::e2m3>(x, mul, bw, n, out, s); return;
+    default: scale_cast_f<Fmt::e2m1>(x, mul, bw, n, out, s); return;  // callers pass one of these five
   }
 }
 
@@ -659,9 +704,10 @@ bool gather_blocks(const uint8_t* codes, size_t w, size_t bw, const uint8_t* sc,
   TCEMU_QF_ISA_RUN(GatherBlocks, codes, w, bw, sc, table, ncodes, out)
 }
 
-void scale_cast_rs_e2m1(const float* x, const float* mul, size_t n, const uint32_t* rbits, RsBitMap map,
+void scale_cast_rs_e2m1(const float* x, const float* mul, size_t bw, size_t n, const uint32_t* rbits, RsBitMap map,
                         uint8_t nan_pos, uint8_t nan_neg, uint8_t* out) {
-  TCEMU_QF_ISA_RUN(ScaleCastRsE2m1, x, mul, n, rbits, map == RsBitMap::flashinfer_hw, out, nan_pos, nan_neg)
+  if (bw == 0) bw = 1;
+  TCEMU_QF_ISA_RUN(ScaleCastRsE2m1, x, mul, bw, n, rbits, map == RsBitMap::flashinfer_hw, out, nan_pos, nan_neg)
 }
 
 void gather_mul(const uint8_t* codes, size_t n, const float* vtab, float s, float* out) {

@@ -39,8 +39,8 @@ struct RsCast {
   size_t cols;
   RsBitMap map;
   uint8_t nan_pos, nan_neg;
-  void operator()(size_t r, size_t c0, const float* x, const float* mul, size_t w, uint8_t* out) const {
-    scale_cast_rs_e2m1(x, mul, w, rbits + (r * cols + c0) / 4, map, nan_pos, nan_neg, out);
+  void operator()(size_t r, size_t c0, const float* x, const float* mul, size_t bw, size_t w, uint8_t* out) const {
+    scale_cast_rs_e2m1(x, mul, bw, w, rbits + (r * cols + c0) / 4, map, nan_pos, nan_neg, out);
   }
 };
 

@@ -198,8 +198,13 @@ TEST(QuantFast, ElementCastEqualsTheConversionCore) {
         }
         tcemu::test::for_each_kernel_build([&](uint64_t) {
           std::vector<uint8_t> got(x.size());
-          detail::scale_cast(x.data(), mul.data(), x.size(), got.data(), spec);
+          detail::scale_cast(x.data(), mul.data(), 1, x.size(), got.data(), spec);
           EXPECT_SAME_ARRAYS(want, got) << tcemu::info(f).name << (clamp ? " clamped" : "") << " mul " << m;
+          for (size_t bw : {size_t{8}, size_t{12}, size_t{32}, x.size()}) {  // one multiplier per block
+            std::vector<uint8_t> blocks(x.size());
+            detail::scale_cast(x.data(), mul.data(), bw, x.size(), blocks.data(), spec);
+            EXPECT_SAME_ARRAYS(want, blocks) << tcemu::info(f).name << " blocks of " << bw;
+          }
         });
       }
   }
@@ -629,12 +634,17 @@ TEST(QuantFast, StochasticE2m1CastEqualsPtxCvt) {
         for (uint32_t& w : words) w = pass < 256 ? 0x01010101u * static_cast<uint32_t>(pass) : static_cast<uint32_t>(g());
         std::vector<uint8_t> got(y.size());
         // The whole array, and an odd group count (the vector loop's last group alone).
-        detail::scale_cast_rs_e2m1(y.data(), one.data(), y.size(), words.data(), map, nan_pos, nan_neg, got.data());
+        detail::scale_cast_rs_e2m1(y.data(), one.data(), 1, y.size(), words.data(), map, nan_pos, nan_neg, got.data());
         const std::vector<uint8_t> want = expected(words, map);
         EXPECT_SAME_ARRAYS(want, got) << "pass " << pass << " map " << static_cast<int>(map);
         std::vector<uint8_t> part(12);
-        detail::scale_cast_rs_e2m1(y.data() + 4, one.data(), 12, words.data() + 1, map, nan_pos, nan_neg, part.data());
+        detail::scale_cast_rs_e2m1(y.data() + 4, one.data(), 1, 12, words.data() + 1, map, nan_pos, nan_neg, part.data());
         EXPECT_SAME_ARRAYS(std::vector<uint8_t>(want.begin() + 4, want.begin() + 16), part) << "pass " << pass;
+        for (size_t bw : {size_t{16}, size_t{12}}) {  // one multiplier per block
+          std::vector<uint8_t> blocks(y.size());
+          detail::scale_cast_rs_e2m1(y.data(), one.data(), bw, y.size(), words.data(), map, nan_pos, nan_neg, blocks.data());
+          EXPECT_SAME_ARRAYS(want, blocks) << "pass " << pass << " blocks of " << bw;
+        }
       }
     }
   });

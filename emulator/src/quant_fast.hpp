@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -86,7 +87,24 @@ void rht16_groups(const float* x, float* y, size_t groups, uint16_t sign_mask, b
 // --- Scale rules on the bits (quant_fast_mx.cpp).
 
 // e8m0_round_up(d, satfinite) (cvt.rp{.satfinite}.ue8m0.f32) of d >= 0 or NaN.
-uint8_t e8m0_round_up_bits(float d, bool satfinite);
+inline uint8_t e8m0_round_up_bits(float d, bool satfinite) {
+  // UE8M0 holds 2^(c - 127) for c in 0..254, 0xFF is NaN. Rounding up: the power of two at or
+  // above d; d at or below 2^-127 (0 included) gives 0; above 2^127: satfinite 0xFE, else 0xFF.
+  uint32_t b;
+  std::memcpy(&b, &d, sizeof b);
+  if ((b & 0x7FFFFFFFu) > 0x7F800000u) return 0xFF;  // NaN
+  const uint32_t field = b >> 23, man = b & 0x7FFFFF;
+  uint32_t c;
+  if (field == 0) c = man > 0x400000u ? 1 : 0;  // subnormal: 2^-127 is man 0x400000
+  else c = field + (man != 0 ? 1 : 0);          // Inf: 256
+  if (c > 254) return satfinite ? 0xFE : 0xFF;
+  return static_cast<uint8_t>(c);
+}
+// The rceil scale rule of a block row (mx_quantize_fast): block k's amax from its masked bits
+// acc[k] (above Inf: a NaN seen, under propagate), codes[k] = e8m0_round_up_bits(amax * rcp,
+// sat), mul[k] = mul_tab[codes[k]].
+void mx_rceil_block_scales(const uint32_t* acc, size_t nb, bool propagate, float rcp, bool sat, const float* mul_tab,
+                           uint8_t* codes, float* mul);
 
 // --- Whole-tensor fast paths. Each *_applies is false when fast_quant_enabled() is.
 

@@ -665,7 +665,29 @@ struct Nvfp4BlockScales {
                   (amax, nb, s_enc, div6, mul_tab, codes, mul))
 };
 
+struct MxRceilBlockScales {
+  static TCEMU_CVT_HOT void body(const uint32_t* acc, size_t nb, bool propagate, float rcp, bool sat,
+                                 const float* mul_tab, uint8_t* codes, float* mul) {
+    for (size_t k = 0; k < nb; ++k) {
+      const uint32_t a = acc[k];
+      const float amax = propagate && a > 0x7F800000u ? std::numeric_limits<float>::quiet_NaN() : float_of(a);
+      const uint8_t c = e8m0_round_up_bits(amax * rcp, sat);
+      codes[k] = c;
+      mul[k] = mul_tab[c];
+    }
+  }
+  TCEMU_QF_CLONES(void,
+                  (const uint32_t* acc, size_t nb, bool propagate, float rcp, bool sat, const float* mul_tab,
+                   uint8_t* codes, float* mul),
+                  (acc, nb, propagate, rcp, sat, mul_tab, codes, mul))
+};
+
 }  // namespace
+
+void mx_rceil_block_scales(const uint32_t* acc, size_t nb, bool propagate, float rcp, bool sat, const float* mul_tab,
+                           uint8_t* codes, float* mul) {
+  TCEMU_QF_ISA_RUN(MxRceilBlockScales, acc, nb, propagate, rcp, sat, mul_tab, codes, mul)
+}
 
 void nvfp4_block_scales(const uint32_t* amax, size_t nb, float s_enc, bool div6, const float* mul_tab, uint8_t* codes,
                         float* mul) {

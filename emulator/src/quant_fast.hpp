@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -125,14 +126,17 @@ void mx_quantize_fast(std::span<const float> x, const MxOptions& o, const Exec& 
 // TE's tuned fast-math kernel, and any option added later (the comparison with the covered
 // fields, nvfp4_fast_applies).
 bool nvfp4_fast_applies(const Nvfp4Options& o);
-// x already transformed when o.rht; rbits: one word per 4 elements with rs; sets everything in
-// q but q.order.
+// x already transformed when o.rht; rbits: one word per 4 elements with rs; x_amax: x's amax
+// under AmaxNan::ignore when already known (rht16_fast's), used without o.global_amax; sets
+// everything in q but q.order.
 void nvfp4_quantize_fast(std::span<const float> x, size_t rows, size_t cols, const Nvfp4Options& o,
-                         std::span<const uint32_t> rbits, const Exec& exec, Nvfp4Tensor& q);
+                         std::span<const uint32_t> rbits, const Exec& exec, Nvfp4Tensor& q,
+                         std::optional<float> x_amax = std::nullopt);
 // rht16(x, rows, cols, sign_mask, out, exec) (cols a multiple of 16), and the scalar rule it
-// falls back to for groups outside the double's reach (quant_nvfp4.cpp).
+// falls back to for groups outside the double's reach (quant_nvfp4.cpp). With amax, also the
+// result's amax under AmaxNan::ignore (amax_fast's), taken piece by piece as it is written.
 std::vector<float> rht16_fast(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask, RhtOut out,
-                              const Exec& exec);
+                              const Exec& exec, float* amax = nullptr);
 
 std::vector<float> rht16_scalar(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask, RhtOut out,
                                 const Exec& exec);

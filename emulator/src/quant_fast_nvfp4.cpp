@@ -1,6 +1,7 @@
 // The fast NVFP4 quantizer and RHT (quant_fast.hpp): TE's scale rules of quant_nvfp4.cpp, the
 // block scales (nvfp4_block_scales) and the elements vectorised.
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -47,9 +48,9 @@ struct RsCast {
 }  // namespace
 
 void nvfp4_quantize_fast(std::span<const float> x, size_t rows, size_t cols, const Nvfp4Options& o,
-                         std::span<const uint32_t> rbits, const Exec& exec, Nvfp4Tensor& q) {
+                         std::span<const uint32_t> rbits, const Exec& exec, Nvfp4Tensor& q, std::optional<float> x_amax) {
   q.grid = make_grid(rows, cols, o.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);
-  const float amax = o.global_amax ? *o.global_amax : amax_fast(x, AmaxNan::ignore, exec);
+  const float amax = o.global_amax ? *o.global_amax : x_amax ? *x_amax : amax_fast(x, AmaxNan::ignore, exec);
   q.amax = amax;
   q.global_scale = nvfp4_te_encode_scale(amax);
   float mul[256];  // nvfp4_te_element_scale of every block scale code
@@ -85,11 +86,13 @@ void nvfp4_quantize_fast(std::span<const float> x, size_t rows, size_t cols, con
 }
 
 std::vector<float> rht16_fast(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask, RhtOut out,
-                              const Exec& exec) {
+                              const Exec& exec, float* amax) {
   (void)rows;
   (void)cols;  // groups of 16 never straddle rows (cols is a multiple of 16)
   std::vector<float> y = big_vector<float>(x.size());
   const size_t groups = x.size() / 16;
+  // With amax: each piece's largest |y| (NaN dropped) while the piece is still in the cache.
+  std::vector<uint32_t> part(amax ? (groups + kTileElems - 1) / kTileElems : 0, 0u);
   for_each_range(groups, exec, [&](size_t g0, size_t g1) {
     thread_local std::vector<uint8_t> bad;
     bad.resize(g1 - g0);
@@ -101,7 +104,13 @@ std::vector<float> rht16_fast(std::span<const float> x, size_t rows, size_t cols
       const std::vector<float> r = rht16_scalar(x.subspan(at, 16), 1, 16, sign_mask, out, Exec{1});
       std::copy(r.begin(), r.end(), y.begin() + static_cast<std::ptrdiff_t>(at));
     }
+    if (amax) part[g0 / kTileElems] = absmax_bits(y.data() + g0 * 16, (g1 - g0) * 16, AmaxNan::ignore);
   });
+  if (amax) {
+    uint32_t a = 0;
+    for (uint32_t v : part) a = std::max(a, v);
+    *amax = f32_from_bits(a);  // amax_fast(y, AmaxNan::ignore): the max over any split
+  }
   return y;
 }
 

@@ -378,14 +378,22 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
   if (nvfp4_te_variant(o)) return nvfp4_variant_tensor(x_in, rows, cols, o);
   std::vector<float> transformed;
   std::span<const float> x = x_in;
+  const bool fast = detail::nvfp4_fast_applies(o);
+  std::optional<float> rht_amax;  // the fast RHT's amax of its result, taken as it writes it
   if (o.rht) {
-    transformed = rht16(x_in, rows, cols, o.rht_signs, o.rht_out, exec);
+    if (fast && !o.global_amax) {
+      float a = 0.0f;
+      transformed = detail::rht16_fast(x_in, rows, cols, o.rht_signs, o.rht_out, exec, &a);
+      rht_amax = a;
+    } else {
+      transformed = rht16(x_in, rows, cols, o.rht_signs, o.rht_out, exec);
+    }
     x = transformed;
   }
   Nvfp4Tensor q;
   q.order = o.order;
-  if (detail::nvfp4_fast_applies(o)) {  // the same bits, vectorised (quant_fast.hpp)
-    detail::nvfp4_quantize_fast(x, rows, cols, o, rbits, exec, q);
+  if (fast) {  // the same bits, vectorised (quant_fast.hpp)
+    detail::nvfp4_quantize_fast(x, rows, cols, o, rbits, exec, q, rht_amax);
     return q;
   }
   q.grid = make_grid(rows, cols, o.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);

@@ -158,7 +158,20 @@ std::vector<float> dequantize_by_table(const BlockGrid& g, std::span<const uint8
                                        const void* ctx, const Exec& exec);
 // code_to_f32(f, code) * scale_inv per element (fp8_dequantize).
 std::vector<float> fp8_dequantize_fast(std::span<const uint8_t> codes, float scale_inv, Fmt f, const Exec& exec);
-// fp8_blockwise_dequantize.
-std::vector<float> fp8_blockwise_dequantize_fast(const BlockwiseFp8& q, const Exec& exec);
+// fp8_blockwise_dequantize of codes and scale_inv in grid g (q's, or a recipe's Quantized
+// read in place).
+std::vector<float> fp8_blockwise_dequantize_fast(const BlockGrid& g, Fmt fmt, std::span<const uint8_t> codes,
+                                                 std::span<const float> scale_inv, const Exec& exec);
+inline std::vector<float> fp8_blockwise_dequantize_fast(const BlockwiseFp8& q, const Exec& exec) {
+  return fp8_blockwise_dequantize_fast(q.grid, q.fmt, q.codes, q.scale_inv, exec);
+}
+// mx_dequantize's fast path (element formats up to 8 bits) of codes and scales in grid g.
+std::vector<float> mx_dequantize_fast(const BlockGrid& g, Fmt elem, std::span<const uint8_t> codes,
+                                      std::span<const uint8_t> scales, MxDequant d, const Exec& exec);
+// nvfp4_dequantize(q, d, exec) with q's codes and scales given apart (q's own, or a recipe's
+// Quantized read in place; q.codes and q.scales unused). Precondition: nvfp4_dequantize_error
+// of q is empty and the spans have q.grid's sizes.
+std::vector<float> nvfp4_dequantize_view(const Nvfp4Tensor& q, std::span<const uint8_t> codes,
+                                         std::span<const uint8_t> scales, Nvfp4Dequant d, const Exec& exec);
 
 }  // namespace tcemu::quant::detail

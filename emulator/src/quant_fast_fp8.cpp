@@ -91,16 +91,16 @@ std::vector<float> fp8_dequantize_fast(std::span<const uint8_t> codes, float sca
   return out;
 }
 
-std::vector<float> fp8_blockwise_dequantize_fast(const BlockwiseFp8& q, const Exec& exec) {
+std::vector<float> fp8_blockwise_dequantize_fast(const BlockGrid& g, Fmt fmt, std::span<const uint8_t> codes,
+                                                 std::span<const float> scale_inv, const Exec& exec) {
   float vtab[256];
-  for (int c = 0; c < 256; ++c) vtab[c] = code_to_f32(q.fmt, static_cast<uint64_t>(c));
-  std::vector<float> out = big_vector<float>(q.codes.size());
-  const BlockGrid& g = q.grid;
+  for (int c = 0; c < 256; ++c) vtab[c] = code_to_f32(fmt, static_cast<uint64_t>(c));
+  std::vector<float> out = big_vector<float>(codes.size());
   for_each_tile(g, exec, [&](const Tile& t) {
     for (size_t r = t.r0; r < t.r1; ++r)
       for (size_t c0 = t.c0; c0 < t.c1; c0 += g.block_cols) {
         const size_t n = std::min(t.c1, c0 + g.block_cols) - c0, i = r * g.cols + c0;
-        gather_mul(q.codes.data() + i, n, vtab, q.scale_inv[g.scale_index(r, c0)], out.data() + i);
+        gather_mul(codes.data() + i, n, vtab, scale_inv[g.scale_index(r, c0)], out.data() + i);
       }
   });
   return out;

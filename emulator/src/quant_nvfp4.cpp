@@ -476,6 +476,11 @@ std::string nvfp4_dequantize_error(const Nvfp4Tensor& q, Nvfp4Dequant d) {
 
 std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d, const Exec& exec) {
   if (const std::string err = nvfp4_dequantize_error(q, d); !err.empty()) throw std::invalid_argument(err);
+  return detail::nvfp4_dequantize_view(q, q.codes, q.scales, d, exec);
+}
+
+std::vector<float> detail::nvfp4_dequantize_view(const Nvfp4Tensor& q, std::span<const uint8_t> codes,
+                                                 std::span<const uint8_t> scales, Nvfp4Dequant d, const Exec& exec) {
   const bool te = nvfp4_te_order(q.order);
   // te_kernel (dequantize_fp4_kernel<..., E4M3_MAX>): factor_inv = 1.0f / (6.0f * E4M3_MAX), f32.
   const float factor_inv = 1.0f / (6.0f * static_cast<float>(q.e4m3_max));
@@ -494,13 +499,13 @@ std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d, const 
   };
   auto value = [&](uint8_t code, uint8_t scale) { return value_in(code, scale, s_dec, q.amax); };
   if (!q.row_scale.empty()) {  // row-scaled: each row its own S_enc and amax
-    std::vector<float> out(q.codes.size());
+    std::vector<float> out(codes.size());
     detail::for_each_tile(q.grid, exec, [&](const detail::Tile& t) {
       for (size_t r = t.r0; r < t.r1; ++r) {
         const float row_dec = 1.0f / q.row_scale[r];
         for (size_t c = t.c0; c < t.c1; ++c) {
           const size_t i = r * q.grid.cols + c;
-          out[i] = value_in(q.codes[i], q.scales[q.grid.scale_index(r, c)], row_dec, q.row_amax[r]);
+          out[i] = value_in(codes[i], scales[q.grid.scale_index(r, c)], row_dec, q.row_amax[r]);
         }
       }
     });
@@ -508,20 +513,20 @@ std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d, const 
   }
   if (detail::fast_quant_enabled()) {  // value() tabulated for the scales that occur: the same bits
     auto call = [](const void* c, uint8_t code, uint8_t scale) { return (*static_cast<const decltype(value)*>(c))(code, scale); };
-    return detail::dequantize_by_table(q.grid, q.codes, q.scales, 16, call, &value, exec);
+    return detail::dequantize_by_table(q.grid, codes, scales, 16, call, &value, exec);
   }
   // A large tensor tabulates value() over every (scale, code) pair first: the same bits.
   std::vector<float> table;
-  if (q.codes.size() >= detail::kTableMin) {
+  if (codes.size() >= detail::kTableMin) {
     table.resize(256 * 16);
     for (size_t k = 0; k < table.size(); ++k) table[k] = value(static_cast<uint8_t>(k % 16), static_cast<uint8_t>(k / 16));
   }
-  std::vector<float> out(q.codes.size());
+  std::vector<float> out(codes.size());
   detail::for_each_tile(q.grid, exec, [&](const detail::Tile& t) {
     for (size_t r = t.r0; r < t.r1; ++r)
       for (size_t c = t.c0; c < t.c1; ++c) {
         const size_t i = r * q.grid.cols + c;
-        const uint8_t code = q.codes[i], scale = q.scales[q.grid.scale_index(r, c)];
+        const uint8_t code = codes[i], scale = scales[q.grid.scale_index(r, c)];
         out[i] = !table.empty() && code < 16 ? table[scale * size_t{16} + code] : value(code, scale);
       }
   });

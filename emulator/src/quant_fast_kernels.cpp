@@ -96,12 +96,6 @@ TCEMU_CVT_HOT uint32_t hmax8(I32x8 v) {
   v = max8(v, __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6));
   return static_cast<uint32_t>(v[0]);
 }
-TCEMU_CVT_HOT uint32_t hmin8(I32x8 v) {
-  v = min8(v, __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3));
-  v = min8(v, __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5));
-  v = min8(v, __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6));
-  return static_cast<uint32_t>(v[0]);
-}
 #endif
 
 template <AmaxNan P>
@@ -125,21 +119,30 @@ TCEMU_CVT_HOT uint32_t fold_absmax(const float* x, size_t n, uint32_t m) {
   return m;
 }
 
-// The smallest nonzero |x| bits of x[0, 16) (0x7FFFFFFF when all are zero).
-TCEMU_CVT_HOT uint32_t min_nonzero_abs16(const float* x) {
+// The largest |x| bits of x[0, 16) (NaN above Inf) into hi, the smallest nonzero ones into lo
+// (0x7FFFFFFF when all are zero). On vectors one reduction does both: the minimum as the
+// maximum of the complements (|x| bits are below 2^31, their complements negative, ordered
+// the other way), the maxima in lanes 0-3 and the complements in 4-7.
+TCEMU_CVT_HOT void hi_lo_abs16(const float* x, uint32_t& hi, uint32_t& lo) {
 #if defined(__GNUC__)
   I32x8 a = load8(x) & 0x7FFFFFFF, b = load8(x + 8) & 0x7FFFFFFF;
+  const I32x8 m = max8(a, b);
   a |= (a == 0) & 0x7FFFFFFF;
   b |= (b == 0) & 0x7FFFFFFF;
-  return hmin8(min8(a, b));
+  const I32x8 n = ~min8(a, b);
+  I32x8 v = max8(__builtin_shufflevector(m, n, 0, 1, 2, 3, 8, 9, 10, 11), __builtin_shufflevector(m, n, 4, 5, 6, 7, 12, 13, 14, 15));
+  v = max8(v, __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5));
+  v = max8(v, __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6));
+  hi = static_cast<uint32_t>(v[0]);
+  lo = static_cast<uint32_t>(~v[4]);
 #else
-  uint32_t lo = 0x7FFFFFFFu;
+  hi = fold_absmax<AmaxNan::propagate>(x, 16, 0u);
+  lo = 0x7FFFFFFFu;
   for (int i = 0; i < 16; ++i) {
     const uint32_t a = bits_of(x[i]) & 0x7FFFFFFFu;
     const uint32_t l = a == 0 ? 0x7FFFFFFFu : a;
     lo = l < lo ? l : lo;
   }
-  return lo;
 #endif
 }
 
@@ -547,21 +550,29 @@ typedef float F32x4 __attribute__((vector_size(16)));
 typedef int64_t I64x4 __attribute__((vector_size(32)));
 typedef uint32_t U32x4 __attribute__((vector_size(16)));
 
-// double_to_bf16_rn of four lanes: the same steps, on vectors.
+// Round-to-nearest-even of four finite doubles into bf16, as f32 bits, in one rounding. At or
+// above 2^-126 (bf16's normals) on the double's bits: its significand cut to bf16's 8 bits, ties
+// to even (the discarded 45 bits plus half less one plus the kept last bit; a carry steps the
+// exponent, from the largest bf16 up to 2^128); the f32 conversion of the result is then exact,
+// or Inf from 2^128 as RN overflows. Below, on bf16's subnormal grid 2^-133 by the double adder:
+// (d + C) - C with C = 1.5 * 2^-81, whose binade has that ulp for every |d| < 2^-126, is d rounded
+// to even on the grid (exact in f32); the sign put back for those that round to zero.
 TCEMU_CVT_HOT U32x4 double_to_bf16_rn4(F64x4 d) {
-  const F32x4 f = __builtin_convertvector(d, F32x4);
-  const F64x4 back = __builtin_convertvector(f, F64x4);
-  I64x4 db, bb;
+  I64x4 db;
   std::memcpy(&db, &d, sizeof db);
-  std::memcpy(&bb, &back, sizeof bb);
-  const U32x4 inexact = __builtin_convertvector(back != d, U32x4) & 1u;
-  // |back| > |d|: magnitudes as integers (both finite or back infinite, neither NaN).
-  const U32x4 away = __builtin_convertvector((bb & INT64_MAX) > (db & INT64_MAX), U32x4) & 1u;
+  const I64x4 normal = (db + ((int64_t{1} << 44) - 1) + ((db >> 45) & 1)) & ~((int64_t{1} << 45) - 1);
+  const F64x4 c = F64x4{} + 0x1.8p-81;
+  const F64x4 tiny = (d + c) - c;
+  I64x4 tb;
+  std::memcpy(&tb, &tiny, sizeof tb);
+  tb |= db & INT64_MIN;
+  const I64x4 r = (db & INT64_MAX) < std::bit_cast<int64_t>(0x1p-126) ? tb : normal;
+  F64x4 rd;
+  std::memcpy(&rd, &r, sizeof rd);
+  const F32x4 f = __builtin_convertvector(rd, F32x4);
   U32x4 u;
   std::memcpy(&u, &f, sizeof u);
-  const U32x4 v = (u & 0x80000000u) | (((u & 0x7FFFFFFFu) - (inexact & away)) | inexact);
-  // f32 -> bf16 rn on the bits (finite v: the carry reaches Inf exactly when RN overflows).
-  return ((v + 0x7FFFu + ((v >> 16) & 1u)) >> 16) << 16;
+  return u;
 }
 #endif
 
@@ -579,7 +590,8 @@ struct Rht16 {
     for (size_t g = 0; g < groups; ++g) {
       const float* in = x + g * 16;
       // Largest |x| bits (NaN above Inf), smallest nonzero |x| bits.
-      const uint32_t hi = fold_absmax<AmaxNan::propagate>(in, 16, 0u), lo = min_nonzero_abs16(in);
+      uint32_t hi, lo;
+      hi_lo_abs16(in, hi, lo);
       const int32_t fhi = static_cast<int32_t>(hi >> 23), flo = static_cast<int32_t>(lo >> 23);
       const bool ok = hi < 0x7F800000u && (fhi > 1 ? fhi : 1) - (flo > 1 ? flo : 1) <= 25;
       bad[g] = ok ? 0 : 1;

@@ -381,6 +381,18 @@ TEST(QuantFast, RhtEqualsTheExactScalarSum) {
   group([&](int i) { return i == 9 ? -kInf : 2.0f; });
   group([&](int i) { return std::ldexp(1.0f + static_cast<float>(i) / 16.0f, -140 - i); });  // subnormal / 4
   group([&](int i) { return std::ldexp(static_cast<float>(i + 1), -149); });
+  // Results on bf16's subnormal grid (2^-133) and next to its normals: random groups there,
+  // one nonzero y = x / 4 halfway between grid points, and just below 2^-126 (rounding up to it).
+  for (int k = 0; k < 200; ++k) {
+    const int base = -150 + k % 30;
+    group([&](int) { return std::ldexp(n(g), base + k16(g)); });
+  }
+  for (int k = 0; k < 64; ++k) {
+    const int at = k16(g);
+    group([&](int i) { return i == at ? (k % 2 ? -1.0f : 1.0f) * std::ldexp(static_cast<float>(2 * k + 1), -132) : 0.0f; });
+  }
+  for (int k = 0; k < 9; ++k)  // (the group count stays a multiple of 3: the 48-column layout)
+    group([&](int i) { return i == k ? (k % 2 ? -1.0f : 1.0f) * std::ldexp(static_cast<float>(255 * 2 + (k % 3) - 1), -133) : 0.0f; });
   const size_t rows = x.size() / 16;
   tcemu::test::for_each_kernel_build([&](uint64_t) {
     for (RhtOut out : {RhtOut::bf16, RhtOut::f32})

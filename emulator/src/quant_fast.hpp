@@ -79,6 +79,10 @@ void gather_mul(const uint8_t* codes, size_t n, const float* vtab, float s, floa
 // mul[k] = mul_tab[codes[k]].
 void nvfp4_block_scales(const uint32_t* amax, size_t nb, float s_enc, bool div6, const float* mul_tab, uint8_t* codes,
                         float* mul);
+// out[i] = the f32 of bf16 bits in[i] (exact); the bf16 bits of f32 bf16 values (the high
+// halves).
+void bf16_to_f32(const uint16_t* in, size_t n, float* out);
+void f32_to_bf16_bits(const float* in, size_t n, uint16_t* out);
 // The 16-point RHT of `groups` groups of 16 (quant_nvfp4.hpp rht16) in double, where the exact
 // sum is representable: every input finite and the exponents of its nonzero inputs within 25
 // binades, then one rounding to bf16 or f32. bad[g] = 1 for a group outside that (y left for the
@@ -132,6 +136,14 @@ bool nvfp4_fast_applies(const Nvfp4Options& o);
 void nvfp4_quantize_fast(std::span<const float> x, size_t rows, size_t cols, const Nvfp4Options& o,
                          std::span<const uint32_t> rbits, const Exec& exec, Nvfp4Tensor& q,
                          std::optional<float> x_amax = std::nullopt);
+// nvfp4_quantize_fast of a tensor held as bf16 bits (rht16_bf16_fast's copy, half the
+// memory of f32), its rows widened as the block loop reads them; y_amax: as x_amax.
+void nvfp4_quantize_fast_bf16(std::span<const uint16_t> y, size_t rows, size_t cols, const Nvfp4Options& o,
+                              std::span<const uint32_t> rbits, const Exec& exec, Nvfp4Tensor& q,
+                              std::optional<float> y_amax);
+// rht16(x, rows, cols, sign_mask, RhtOut::bf16, exec) as bf16 bits (the results are bf16
+// values), with amax its amax under AmaxNan::ignore.
+std::vector<uint16_t> rht16_bf16_fast(std::span<const float> x, uint16_t sign_mask, const Exec& exec, float* amax);
 // rht16(x, rows, cols, sign_mask, out, exec) (cols a multiple of 16), and the scalar rule it
 // falls back to for groups outside the double's reach (quant_nvfp4.cpp). With amax, also the
 // result's amax under AmaxNan::ignore (amax_fast's), taken piece by piece as it is written.

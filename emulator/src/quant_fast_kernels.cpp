@@ -709,7 +709,24 @@ struct MxRceilBlockScales {
                   (acc, nb, propagate, rcp, sat, mul_tab, codes, mul))
 };
 
+struct Bf16ToF32 {
+  static TCEMU_CVT_HOT void body(const uint16_t* in, size_t n, float* out) {
+    for (size_t i = 0; i < n; ++i) out[i] = float_of(static_cast<uint32_t>(in[i]) << 16);
+  }
+  TCEMU_QF_CLONES(void, (const uint16_t* in, size_t n, float* out), (in, n, out))
+};
+
+struct F32ToBf16Bits {
+  static TCEMU_CVT_HOT void body(const float* in, size_t n, uint16_t* out) {
+    for (size_t i = 0; i < n; ++i) out[i] = static_cast<uint16_t>(bits_of(in[i]) >> 16);
+  }
+  TCEMU_QF_CLONES(void, (const float* in, size_t n, uint16_t* out), (in, n, out))
+};
+
 }  // namespace
+
+void bf16_to_f32(const uint16_t* in, size_t n, float* out) { TCEMU_QF_ISA_RUN(Bf16ToF32, in, n, out) }
+void f32_to_bf16_bits(const float* in, size_t n, uint16_t* out) { TCEMU_QF_ISA_RUN(F32ToBf16Bits, in, n, out) }
 
 void mx_rceil_block_scales(const uint32_t* acc, size_t nb, bool propagate, float rcp, bool sat, const float* mul_tab,
                            uint8_t* codes, float* mul) {

@@ -380,6 +380,15 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
   std::span<const float> x = x_in;
   const bool fast = detail::nvfp4_fast_applies(o);
   std::optional<float> rht_amax;  // the fast RHT's amax of its result, taken as it writes it
+  if (o.rht && fast && o.rht_out == RhtOut::bf16) {  // the transformed copy as bf16 bits
+    float a = 0.0f;
+    const std::vector<uint16_t> y = detail::rht16_bf16_fast(x_in, o.rht_signs, exec, o.global_amax ? nullptr : &a);
+    if (!o.global_amax) rht_amax = a;
+    Nvfp4Tensor q;
+    q.order = o.order;
+    detail::nvfp4_quantize_fast_bf16(y, rows, cols, o, rbits, exec, q, rht_amax);
+    return q;
+  }
   if (o.rht) {
     if (fast && !o.global_amax) {
       float a = 0.0f;

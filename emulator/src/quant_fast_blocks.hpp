@@ -57,13 +57,16 @@ struct RnCast {
 // rectangle) from their masked amax bits acc[0, nb), their multipliers into mul[0, nb).
 // rows(t, r0, r1): where the block row's elements are (TensorRows, or a transformed copy);
 // cast(r, c0, x, mul, bw, w, out): row r's codes from column c0 on (RnCast, or stochastic), the
-// blocks' multipliers as they are when the block width is a multiple of 8 (the kernels
-// broadcast them), else one per element.
+// blocks' multipliers as they are (bw the block width, a multiple of 8: the kernels broadcast
+// them) or one per element (bw 1).
 template <class ScaleRule, class Rows, class Cast>
 void quantize_blocks(const BlockGrid& g, AmaxNan policy, uint8_t* codes, const Exec& exec, ScaleRule&& batch_rule,
                      Rows&& rows, Cast&& cast) {
   const size_t cols = g.cols, bc_len = g.block_cols, br_len = g.block_rows;
-  const bool per_block = bc_len % 8 == 0;
+  // Multipliers per block where that saves filling a per-element array: one-row blocks (the
+  // array would serve one row) and wide ones (one broadcast per 64 or more elements); blocks of
+  // several rows and few columns (16 x 16) fill the array once for all their rows.
+  const bool per_block = bc_len % 8 == 0 && (br_len == 1 || bc_len >= 64);
   for_each_tile(g, exec, [&](const Tile& t) {
     thread_local std::vector<uint32_t> acc;
     thread_local std::vector<float> mul, bmul;

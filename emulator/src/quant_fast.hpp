@@ -110,6 +110,11 @@ inline uint8_t e8m0_round_up_bits(float d, bool satfinite) {
 // sat), mul[k] = mul_tab[codes[k]].
 void mx_rceil_block_scales(const uint32_t* acc, size_t nb, bool propagate, float rcp, bool sat, const float* mul_tab,
                            uint8_t* codes, float* mul);
+// The same for torchao to_mx's floor, ceil and even rules (variant current, mx_scale_code's
+// integer work on the amax bits): mode 0 floor, 1 ceil, 2 even; emax the element format's
+// mx_emax, even_add mx_scale_code's rounding addend for even.
+void mx_tomx_block_scales(const uint32_t* acc, size_t nb, bool propagate, int mode, int emax, uint32_t even_add,
+                          const float* mul_tab, uint8_t* codes, float* mul);
 
 // --- Whole-tensor fast paths. Each *_applies is false when fast_quant_enabled() is.
 

@@ -723,7 +723,39 @@ struct F32ToBf16Bits {
   TCEMU_QF_CLONES(void, (const float* in, size_t n, uint16_t* out), (in, n, out))
 };
 
+struct MxToMxBlockScales {
+  static TCEMU_CVT_HOT void body(const uint32_t* acc, size_t nb, bool propagate, int mode, int emax, uint32_t even_add,
+                                 const float* mul_tab, uint8_t* codes, float* mul) {
+    for (size_t k = 0; k < nb; ++k) {
+      // acc[k] is |amax| bits; above Inf a NaN (propagate), which gives 0xFF.
+      uint32_t bits = acc[k];
+      uint8_t c;
+      if (propagate && bits > 0x7F800000u) {
+        c = 0xFF;
+      } else {
+        if (mode == 2) bits = (bits + even_add) & 0xFF800000u;
+        int pow2 = static_cast<int>((bits >> 23) & 0xFF) - 127;
+        if (mode == 1 && (bits & 0x7FFFFFu) != 0) pow2 += 1;
+        int unbiased = pow2 - emax;
+        unbiased = unbiased < -127 ? -127 : unbiased > 128 ? 128 : unbiased;
+        c = (bits & 0x7F800000u) == 0x7F800000u ? uint8_t{0xFF} : static_cast<uint8_t>(unbiased + 127);
+      }
+      codes[k] = c;
+      mul[k] = mul_tab[c];
+    }
+  }
+  TCEMU_QF_CLONES(void,
+                  (const uint32_t* acc, size_t nb, bool propagate, int mode, int emax, uint32_t even_add,
+                   const float* mul_tab, uint8_t* codes, float* mul),
+                  (acc, nb, propagate, mode, emax, even_add, mul_tab, codes, mul))
+};
+
 }  // namespace
+
+void mx_tomx_block_scales(const uint32_t* acc, size_t nb, bool propagate, int mode, int emax, uint32_t even_add,
+                          const float* mul_tab, uint8_t* codes, float* mul) {
+  TCEMU_QF_ISA_RUN(MxToMxBlockScales, acc, nb, propagate, mode, emax, even_add, mul_tab, codes, mul)
+}
 
 void bf16_to_f32(const uint16_t* in, size_t n, float* out) { TCEMU_QF_ISA_RUN(Bf16ToF32, in, n, out) }
 void f32_to_bf16_bits(const float* in, size_t n, uint16_t* out) { TCEMU_QF_ISA_RUN(F32ToBf16Bits, in, n, out) }

@@ -76,11 +76,15 @@ void mx_quantize_fast(std::span<const float> x, const MxOptions& o, const Exec& 
                     });
     return;
   }
-  quantize_blocks(x.data(), q.grid, policy, spec, q.codes.data(), exec, per_block(policy, [&](size_t b, float amax) {
-    const uint8_t s = mx_scale_code(amax, o);
-    scales[b] = s;
-    return mul[s];
-  }));
+  // floor, ceil, even (variant current, to_mx: mx_fast_applies): mx_scale_code's integer rule
+  // on the amax bits, a block row at a time.
+  const int mode = o.scale == MxScaleMode::floor ? 0 : o.scale == MxScaleMode::ceil ? 1 : 2;
+  const uint32_t even_add = uint32_t{1} << (23 - info(o.elem).man_bits - 1);
+  quantize_blocks(x.data(), q.grid, policy, spec, q.codes.data(), exec,
+                  [&](size_t b0, const uint32_t* acc, size_t nb, float* m) {
+                    mx_tomx_block_scales(acc, nb, policy == AmaxNan::propagate, mode, mx_emax(o.elem), even_add, mul,
+                                         scales + b0, m);
+                  });
 
 }
 

@@ -10,10 +10,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "tcemu/parallel.hpp"
+#include "tcemu/ptx_cvt.hpp"
 #include "tcemu/quant.hpp"
 #include "tcemu/quant_nvfp4.hpp"
 #include "tcemu/quant_scaling.hpp"
@@ -55,11 +58,19 @@ struct CastSpec {
   float max = 0.0f;
   uint8_t nan_code = 0;
 };
-// out[i] = cast(x[i] * mul[i]).
-void scale_cast(const float* x, const float* mul, size_t n, uint8_t* out, const CastSpec& s);
-// out[i] = table[off[i] + codes[i]] where codes[i] < ncodes; returns whether some code was not
-// (those outputs are left for the caller).
-bool gather(const uint8_t* codes, const uint32_t* off, size_t n, const float* table, uint32_t ncodes, float* out);
+// out[i] = cast(x[i] * m_i), m_i = mul[i / bw]: one multiplier per element (bw 1) or per block
+// of bw consecutive elements.
+void scale_cast(const float* x, const float* mul, size_t bw, size_t n, uint8_t* out, const CastSpec& s);
+// out[i] = cvt.rs.satfinite.e2m1(x[i] * mul[i / bw]) with element i's random byte of word
+// rbits[i / 4] under `map` (ptx_cvt_eval's e2m1x4 split), a NaN product nan_pos or nan_neg
+// by its sign; n a multiple of 4.
+void scale_cast_rs_e2m1(const float* x, const float* mul, size_t bw, size_t n, const uint32_t* rbits, RsBitMap map,
+                        uint8_t nan_pos, uint8_t nan_neg, uint8_t* out);
+// out[i] = table[sc[i / bw] * ncodes + codes[i]] for one row piece of w elements in blocks of
+// bw columns (sc: the blocks' scale codes) where codes[i] < ncodes (a power of two up to 256);
+// returns whether some code was not (those outputs are left for the caller).
+bool gather_blocks(const uint8_t* codes, size_t w, size_t bw, const uint8_t* sc, const float* table, uint32_t ncodes,
+                   float* out);
 // out[i] = vtab[codes[i]] * s (f32 multiply; with two NaN operands the first, quieted, as the
 // scalar loops' x86 multiply gives it); vtab has 256 entries.
 void gather_mul(const uint8_t* codes, size_t n, const float* vtab, float s, float* out);
@@ -68,6 +79,10 @@ void gather_mul(const uint8_t* codes, size_t n, const float* vtab, float s, floa
 // mul[k] = mul_tab[codes[k]].
 void nvfp4_block_scales(const uint32_t* amax, size_t nb, float s_enc, bool div6, const float* mul_tab, uint8_t* codes,
                         float* mul);
+// out[i] = the f32 of bf16 bits in[i] (exact); the bf16 bits of f32 bf16 values (the high
+// halves).
+void bf16_to_f32(const uint16_t* in, size_t n, float* out);
+void f32_to_bf16_bits(const float* in, size_t n, uint16_t* out);
 // The 16-point RHT of `groups` groups of 16 (quant_nvfp4.hpp rht16) in double, where the exact
 // sum is representable: every input finite and the exponents of its nonzero inputs within 25
 // binades, then one rounding to bf16 or f32. bad[g] = 1 for a group outside that (y left for the
@@ -77,7 +92,29 @@ void rht16_groups(const float* x, float* y, size_t groups, uint16_t sign_mask, b
 // --- Scale rules on the bits (quant_fast_mx.cpp).
 
 // e8m0_round_up(d, satfinite) (cvt.rp{.satfinite}.ue8m0.f32) of d >= 0 or NaN.
-uint8_t e8m0_round_up_bits(float d, bool satfinite);
+inline uint8_t e8m0_round_up_bits(float d, bool satfinite) {
+  // UE8M0 holds 2^(c - 127) for c in 0..254, 0xFF is NaN. Rounding up: the power of two at or
+  // above d; d at or below 2^-127 (0 included) gives 0; above 2^127: satfinite 0xFE, else 0xFF.
+  uint32_t b;
+  std::memcpy(&b, &d, sizeof b);
+  if ((b & 0x7FFFFFFFu) > 0x7F800000u) return 0xFF;  // NaN
+  const uint32_t field = b >> 23, man = b & 0x7FFFFF;
+  uint32_t c;
+  if (field == 0) c = man > 0x400000u ? 1 : 0;  // subnormal: 2^-127 is man 0x400000
+  else c = field + (man != 0 ? 1 : 0);          // Inf: 256
+  if (c > 254) return satfinite ? 0xFE : 0xFF;
+  return static_cast<uint8_t>(c);
+}
+// The rceil scale rule of a block row (mx_quantize_fast): block k's amax from its masked bits
+// acc[k] (above Inf: a NaN seen, under propagate), codes[k] = e8m0_round_up_bits(amax * rcp,
+// sat), mul[k] = mul_tab[codes[k]].
+void mx_rceil_block_scales(const uint32_t* acc, size_t nb, bool propagate, float rcp, bool sat, const float* mul_tab,
+                           uint8_t* codes, float* mul);
+// The same for torchao to_mx's floor, ceil and even rules (variant current, mx_scale_code's
+// integer work on the amax bits): mode 0 floor, 1 ceil, 2 even; emax the element format's
+// mx_emax, even_add mx_scale_code's rounding addend for even.
+void mx_tomx_block_scales(const uint32_t* acc, size_t nb, bool propagate, int mode, int emax, uint32_t even_add,
+                          const float* mul_tab, uint8_t* codes, float* mul);
 
 // --- Whole-tensor fast paths. Each *_applies is false when fast_quant_enabled() is.
 
@@ -92,18 +129,31 @@ bool mx_fast_applies(const MxOptions& o);
 // q.grid and q.elem set; fills q.codes and q.scales (sized here).
 void mx_quantize_fast(std::span<const float> x, const MxOptions& o, const Exec& exec, MxTensor& q);
 
-// Covered: orders te and te-div6, 1x16 and 16x16 blocks, rn, with or without the RHT (either
-// output), a given or computed tensor amax, fast_math where it does not apply (f32/f16 input or
-// 16x16). Not covered: the torchao orders, rs, te_test_reference, TE's tuned fast-math kernel,
-// and any option added later (the comparison with the covered fields, nvfp4_fast_applies).
+// Covered: orders te and te-div6, 1x16 and 16x16 blocks, rn and rs (either random-bit map),
+// with or without the RHT (either output), a given or computed tensor amax, fast_math where it
+// does not apply (f32/f16 input or 16x16). Not covered: the torchao orders, te_test_reference,
+// TE's tuned fast-math kernel, and any option added later (the comparison with the covered
+// fields, nvfp4_fast_applies).
 bool nvfp4_fast_applies(const Nvfp4Options& o);
-// x already transformed when o.rht; sets everything in q but q.order.
-void nvfp4_quantize_fast(std::span<const float> x, size_t rows, size_t cols, const Nvfp4Options& o, const Exec& exec,
-                         Nvfp4Tensor& q);
+// x already transformed when o.rht; rbits: one word per 4 elements with rs; x_amax: x's amax
+// under AmaxNan::ignore when already known (rht16_fast's), used without o.global_amax; sets
+// everything in q but q.order.
+void nvfp4_quantize_fast(std::span<const float> x, size_t rows, size_t cols, const Nvfp4Options& o,
+                         std::span<const uint32_t> rbits, const Exec& exec, Nvfp4Tensor& q,
+                         std::optional<float> x_amax = std::nullopt);
+// nvfp4_quantize_fast of a tensor held as bf16 bits (rht16_bf16_fast's copy, half the
+// memory of f32), its rows widened as the block loop reads them; y_amax: as x_amax.
+void nvfp4_quantize_fast_bf16(std::span<const uint16_t> y, size_t rows, size_t cols, const Nvfp4Options& o,
+                              std::span<const uint32_t> rbits, const Exec& exec, Nvfp4Tensor& q,
+                              std::optional<float> y_amax);
+// rht16(x, rows, cols, sign_mask, RhtOut::bf16, exec) as bf16 bits (the results are bf16
+// values), with amax its amax under AmaxNan::ignore.
+std::vector<uint16_t> rht16_bf16_fast(std::span<const float> x, uint16_t sign_mask, const Exec& exec, float* amax);
 // rht16(x, rows, cols, sign_mask, out, exec) (cols a multiple of 16), and the scalar rule it
-// falls back to for groups outside the double's reach (quant_nvfp4.cpp).
+// falls back to for groups outside the double's reach (quant_nvfp4.cpp). With amax, also the
+// result's amax under AmaxNan::ignore (amax_fast's), taken piece by piece as it is written.
 std::vector<float> rht16_fast(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask, RhtOut out,
-                              const Exec& exec);
+                              const Exec& exec, float* amax = nullptr);
 
 std::vector<float> rht16_scalar(std::span<const float> x, size_t rows, size_t cols, uint16_t sign_mask, RhtOut out,
                                 const Exec& exec);
@@ -125,7 +175,20 @@ std::vector<float> dequantize_by_table(const BlockGrid& g, std::span<const uint8
                                        const void* ctx, const Exec& exec);
 // code_to_f32(f, code) * scale_inv per element (fp8_dequantize).
 std::vector<float> fp8_dequantize_fast(std::span<const uint8_t> codes, float scale_inv, Fmt f, const Exec& exec);
-// fp8_blockwise_dequantize.
-std::vector<float> fp8_blockwise_dequantize_fast(const BlockwiseFp8& q, const Exec& exec);
+// fp8_blockwise_dequantize of codes and scale_inv in grid g (q's, or a recipe's Quantized
+// read in place).
+std::vector<float> fp8_blockwise_dequantize_fast(const BlockGrid& g, Fmt fmt, std::span<const uint8_t> codes,
+                                                 std::span<const float> scale_inv, const Exec& exec);
+inline std::vector<float> fp8_blockwise_dequantize_fast(const BlockwiseFp8& q, const Exec& exec) {
+  return fp8_blockwise_dequantize_fast(q.grid, q.fmt, q.codes, q.scale_inv, exec);
+}
+// mx_dequantize's fast path (element formats up to 8 bits) of codes and scales in grid g.
+std::vector<float> mx_dequantize_fast(const BlockGrid& g, Fmt elem, std::span<const uint8_t> codes,
+                                      std::span<const uint8_t> scales, MxDequant d, const Exec& exec);
+// nvfp4_dequantize(q, d, exec) with q's codes and scales given apart (q's own, or a recipe's
+// Quantized read in place; q.codes and q.scales unused). Precondition: nvfp4_dequantize_error
+// of q is empty and the spans have q.grid's sizes.
+std::vector<float> nvfp4_dequantize_view(const Nvfp4Tensor& q, std::span<const uint8_t> codes,
+                                         std::span<const uint8_t> scales, Nvfp4Dequant d, const Exec& exec);
 
 }  // namespace tcemu::quant::detail

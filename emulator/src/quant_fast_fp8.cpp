@@ -28,9 +28,7 @@ std::vector<uint8_t> fp8_cast_fast(std::span<const float> x, float scale, Fmt f,
   const CastSpec spec = fp8_spec(f);
   std::vector<uint8_t> out = big_vector<uint8_t>(x.size());
   for_each_range(x.size(), exec, [&](size_t b, size_t e) {
-    thread_local std::vector<float> mul;
-    mul.assign(e - b, scale);
-    scale_cast(x.data() + b, mul.data(), e - b, out.data() + b, spec);
+    scale_cast(x.data() + b, &scale, e - b, e - b, out.data() + b, spec);  // one multiplier for the range
   });
   return out;
 }
@@ -69,21 +67,15 @@ std::vector<float> dequantize_by_table(const BlockGrid& g, std::span<const uint8
   std::vector<float> out = big_vector<float>(codes.size());
   const size_t cols = g.cols;
   for_each_tile(g, exec, [&](const Tile& t) {
-    thread_local std::vector<uint32_t> off;
     const size_t w = t.c1 - t.c0;
-    off.resize(w);
     for (size_t r0 = t.r0; r0 < t.r1; r0 += g.block_rows) {
       const size_t r1 = std::min(t.r1, r0 + g.block_rows);
-      const size_t b0 = (r0 / g.block_rows) * g.scale_cols() + t.c0 / g.block_cols;
-      for (size_t c0 = 0, k = 0; c0 < w; c0 += g.block_cols, ++k)
-        std::fill(off.begin() + static_cast<std::ptrdiff_t>(c0),
-                  off.begin() + static_cast<std::ptrdiff_t>(std::min(w, c0 + g.block_cols)),
-                  static_cast<uint32_t>(scales[b0 + k] * ncodes));
+      const uint8_t* sc = scales.data() + (r0 / g.block_rows) * g.scale_cols() + t.c0 / g.block_cols;
       for (size_t r = r0; r < r1; ++r) {
         const size_t i0 = r * cols + t.c0;
-        if (gather(codes.data() + i0, off.data(), w, table.data(), ncodes, out.data() + i0))
+        if (gather_blocks(codes.data() + i0, w, g.block_cols, sc, table.data(), ncodes, out.data() + i0))
           for (size_t c = 0; c < w; ++c)  // codes outside the format: value itself
-            if (codes[i0 + c] >= ncodes) out[i0 + c] = value(ctx, codes[i0 + c], static_cast<uint8_t>(off[c] / ncodes));
+            if (codes[i0 + c] >= ncodes) out[i0 + c] = value(ctx, codes[i0 + c], sc[c / g.block_cols]);
       }
     }
   });
@@ -99,16 +91,16 @@ std::vector<float> fp8_dequantize_fast(std::span<const uint8_t> codes, float sca
   return out;
 }
 
-std::vector<float> fp8_blockwise_dequantize_fast(const BlockwiseFp8& q, const Exec& exec) {
+std::vector<float> fp8_blockwise_dequantize_fast(const BlockGrid& g, Fmt fmt, std::span<const uint8_t> codes,
+                                                 std::span<const float> scale_inv, const Exec& exec) {
   float vtab[256];
-  for (int c = 0; c < 256; ++c) vtab[c] = code_to_f32(q.fmt, static_cast<uint64_t>(c));
-  std::vector<float> out = big_vector<float>(q.codes.size());
-  const BlockGrid& g = q.grid;
+  for (int c = 0; c < 256; ++c) vtab[c] = code_to_f32(fmt, static_cast<uint64_t>(c));
+  std::vector<float> out = big_vector<float>(codes.size());
   for_each_tile(g, exec, [&](const Tile& t) {
     for (size_t r = t.r0; r < t.r1; ++r)
       for (size_t c0 = t.c0; c0 < t.c1; c0 += g.block_cols) {
         const size_t n = std::min(t.c1, c0 + g.block_cols) - c0, i = r * g.cols + c0;
-        gather_mul(q.codes.data() + i, n, vtab, q.scale_inv[g.scale_index(r, c0)], out.data() + i);
+        gather_mul(codes.data() + i, n, vtab, scale_inv[g.scale_index(r, c0)], out.data() + i);
       }
   });
   return out;

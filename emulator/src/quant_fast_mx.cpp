@@ -18,19 +18,6 @@ std::atomic<bool> g_fast{true};
 void set_fast_quant(bool on) { g_fast.store(on, std::memory_order_relaxed); }
 bool fast_quant_enabled() { return g_fast.load(std::memory_order_relaxed); }
 
-uint8_t e8m0_round_up_bits(float d, bool satfinite) {
-  // UE8M0 holds 2^(c - 127) for c in 0..254, 0xFF is NaN. Rounding up: the power of two at or
-  // above d; d at or below 2^-127 (0 included) gives 0; above 2^127: satfinite 0xFE, else 0xFF.
-  const uint32_t b = f32_bits(d);
-  if ((b & 0x7FFFFFFFu) > 0x7F800000u) return 0xFF;  // NaN
-  const uint32_t field = b >> 23, man = b & 0x7FFFFF;
-  uint32_t c;
-  if (field == 0) c = man > 0x400000u ? 1 : 0;  // subnormal: 2^-127 is man 0x400000
-  else c = field + (man != 0 ? 1 : 0);          // Inf: 256
-  if (c > 254) return satfinite ? 0xFE : 0xFF;
-  return static_cast<uint8_t>(c);
-}
-
 float amax_fast(std::span<const float> values, AmaxNan policy, const Exec& exec) {
   // mx_amax's pieces (quant_mx.cpp), each piece's masked |x| bits: max of the pieces.
   const size_t pieces = (values.size() + kTileElems - 1) / kTileElems;
@@ -82,11 +69,22 @@ void mx_quantize_fast(std::span<const float> x, const MxOptions& o, const Exec& 
   q.scales.resize(q.grid.scale_count());
   q.codes = big_vector<uint8_t>(x.size());
   uint8_t* scales = q.scales.data();
-  quantize_blocks(x.data(), q.grid, policy, spec, q.codes.data(), exec, per_block(policy, [&](size_t b, float amax) {
-    const uint8_t s = rceil ? e8m0_round_up_bits(amax * rcp, sat) : mx_scale_code(amax, o);
-    scales[b] = s;
-    return mul[s];
-  }));
+  if (rceil) {  // the rule on the bits for a block row at a time
+    quantize_blocks(x.data(), q.grid, policy, spec, q.codes.data(), exec,
+                    [&](size_t b0, const uint32_t* acc, size_t nb, float* m) {
+                      mx_rceil_block_scales(acc, nb, policy == AmaxNan::propagate, rcp, sat, mul, scales + b0, m);
+                    });
+    return;
+  }
+  // floor, ceil, even (variant current, to_mx: mx_fast_applies): mx_scale_code's integer rule
+  // on the amax bits, a block row at a time.
+  const int mode = o.scale == MxScaleMode::floor ? 0 : o.scale == MxScaleMode::ceil ? 1 : 2;
+  const uint32_t even_add = uint32_t{1} << (23 - info(o.elem).man_bits - 1);
+  quantize_blocks(x.data(), q.grid, policy, spec, q.codes.data(), exec,
+                  [&](size_t b0, const uint32_t* acc, size_t nb, float* m) {
+                    mx_tomx_block_scales(acc, nb, policy == AmaxNan::propagate, mode, mx_emax(o.elem), even_add, mul,
+                                         scales + b0, m);
+                  });
 
 }
 

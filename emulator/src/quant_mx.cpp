@@ -476,18 +476,22 @@ float mx_dequantize_element(Fmt elem, uint8_t code, uint8_t scale, MxDequant d) 
   return v * s;
 }
 
+std::vector<float> detail::mx_dequantize_fast(const BlockGrid& g, Fmt elem, std::span<const uint8_t> codes,
+                                              std::span<const uint8_t> scales, MxDequant d, const Exec& exec) {
+  struct Ctx {
+    Fmt elem;
+    MxDequant d;
+  } ctx{elem, d};
+  auto value = [](const void* c, uint8_t code, uint8_t scale) {
+    const Ctx& k = *static_cast<const Ctx*>(c);
+    return mx_dequantize_element(k.elem, code, scale, k.d);
+  };
+  return detail::dequantize_by_table(g, codes, scales, uint32_t{1} << info(elem).width, value, &ctx, exec);
+}
+
 std::vector<float> mx_dequantize(const MxTensor& q, MxDequant d, const Exec& exec) {
-  if (detail::fast_quant_enabled() && info(q.elem).width <= 8) {  // the same function, tabulated
-    struct Ctx {
-      Fmt elem;
-      MxDequant d;
-    } ctx{q.elem, d};
-    auto value = [](const void* c, uint8_t code, uint8_t scale) {
-      const Ctx& k = *static_cast<const Ctx*>(c);
-      return mx_dequantize_element(k.elem, code, scale, k.d);
-    };
-    return detail::dequantize_by_table(q.grid, q.codes, q.scales, uint32_t{1} << info(q.elem).width, value, &ctx, exec);
-  }
+  if (detail::fast_quant_enabled() && info(q.elem).width <= 8)  // the same function, tabulated
+    return detail::mx_dequantize_fast(q.grid, q.elem, q.codes, q.scales, d, exec);
   // A large tensor first computes mx_dequantize_element once for every (scale, code) pair of
   // the element format, then looks each element up: the same function, so the same bits.
   const size_t codes = size_t{1} << info(q.elem).width;

@@ -378,14 +378,31 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
   if (nvfp4_te_variant(o)) return nvfp4_variant_tensor(x_in, rows, cols, o);
   std::vector<float> transformed;
   std::span<const float> x = x_in;
+  const bool fast = detail::nvfp4_fast_applies(o);
+  std::optional<float> rht_amax;  // the fast RHT's amax of its result, taken as it writes it
+  if (o.rht && fast && o.rht_out == RhtOut::bf16) {  // the transformed copy as bf16 bits
+    float a = 0.0f;
+    const std::vector<uint16_t> y = detail::rht16_bf16_fast(x_in, o.rht_signs, exec, o.global_amax ? nullptr : &a);
+    if (!o.global_amax) rht_amax = a;
+    Nvfp4Tensor q;
+    q.order = o.order;
+    detail::nvfp4_quantize_fast_bf16(y, rows, cols, o, rbits, exec, q, rht_amax);
+    return q;
+  }
   if (o.rht) {
-    transformed = rht16(x_in, rows, cols, o.rht_signs, o.rht_out, exec);
+    if (fast && !o.global_amax) {
+      float a = 0.0f;
+      transformed = detail::rht16_fast(x_in, rows, cols, o.rht_signs, o.rht_out, exec, &a);
+      rht_amax = a;
+    } else {
+      transformed = rht16(x_in, rows, cols, o.rht_signs, o.rht_out, exec);
+    }
     x = transformed;
   }
   Nvfp4Tensor q;
   q.order = o.order;
-  if (detail::nvfp4_fast_applies(o)) {  // the same bits, vectorised (quant_fast.hpp)
-    detail::nvfp4_quantize_fast(x, rows, cols, o, exec, q);
+  if (fast) {  // the same bits, vectorised (quant_fast.hpp)
+    detail::nvfp4_quantize_fast(x, rows, cols, o, rbits, exec, q, rht_amax);
     return q;
   }
   q.grid = make_grid(rows, cols, o.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);
@@ -468,6 +485,11 @@ std::string nvfp4_dequantize_error(const Nvfp4Tensor& q, Nvfp4Dequant d) {
 
 std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d, const Exec& exec) {
   if (const std::string err = nvfp4_dequantize_error(q, d); !err.empty()) throw std::invalid_argument(err);
+  return detail::nvfp4_dequantize_view(q, q.codes, q.scales, d, exec);
+}
+
+std::vector<float> detail::nvfp4_dequantize_view(const Nvfp4Tensor& q, std::span<const uint8_t> codes,
+                                                 std::span<const uint8_t> scales, Nvfp4Dequant d, const Exec& exec) {
   const bool te = nvfp4_te_order(q.order);
   // te_kernel (dequantize_fp4_kernel<..., E4M3_MAX>): factor_inv = 1.0f / (6.0f * E4M3_MAX), f32.
   const float factor_inv = 1.0f / (6.0f * static_cast<float>(q.e4m3_max));
@@ -486,13 +508,13 @@ std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d, const 
   };
   auto value = [&](uint8_t code, uint8_t scale) { return value_in(code, scale, s_dec, q.amax); };
   if (!q.row_scale.empty()) {  // row-scaled: each row its own S_enc and amax
-    std::vector<float> out(q.codes.size());
+    std::vector<float> out(codes.size());
     detail::for_each_tile(q.grid, exec, [&](const detail::Tile& t) {
       for (size_t r = t.r0; r < t.r1; ++r) {
         const float row_dec = 1.0f / q.row_scale[r];
         for (size_t c = t.c0; c < t.c1; ++c) {
           const size_t i = r * q.grid.cols + c;
-          out[i] = value_in(q.codes[i], q.scales[q.grid.scale_index(r, c)], row_dec, q.row_amax[r]);
+          out[i] = value_in(codes[i], scales[q.grid.scale_index(r, c)], row_dec, q.row_amax[r]);
         }
       }
     });
@@ -500,20 +522,20 @@ std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d, const 
   }
   if (detail::fast_quant_enabled()) {  // value() tabulated for the scales that occur: the same bits
     auto call = [](const void* c, uint8_t code, uint8_t scale) { return (*static_cast<const decltype(value)*>(c))(code, scale); };
-    return detail::dequantize_by_table(q.grid, q.codes, q.scales, 16, call, &value, exec);
+    return detail::dequantize_by_table(q.grid, codes, scales, 16, call, &value, exec);
   }
   // A large tensor tabulates value() over every (scale, code) pair first: the same bits.
   std::vector<float> table;
-  if (q.codes.size() >= detail::kTableMin) {
+  if (codes.size() >= detail::kTableMin) {
     table.resize(256 * 16);
     for (size_t k = 0; k < table.size(); ++k) table[k] = value(static_cast<uint8_t>(k % 16), static_cast<uint8_t>(k / 16));
   }
-  std::vector<float> out(q.codes.size());
+  std::vector<float> out(codes.size());
   detail::for_each_tile(q.grid, exec, [&](const detail::Tile& t) {
     for (size_t r = t.r0; r < t.r1; ++r)
       for (size_t c = t.c0; c < t.c1; ++c) {
         const size_t i = r * q.grid.cols + c;
-        const uint8_t code = q.codes[i], scale = q.scales[q.grid.scale_index(r, c)];
+        const uint8_t code = codes[i], scale = scales[q.grid.scale_index(r, c)];
         out[i] = !table.empty() && code < 16 ? table[scale * size_t{16} + code] : value(code, scale);
       }
   });

@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "quant_fast.hpp"
+
 namespace tcemu::quant {
 
 namespace {
@@ -229,6 +231,8 @@ std::vector<float> dequantize_checked(const Recipe& r, const Quantized& q, const
       MxTensor t;
       t.grid = make_grid(q.rows, q.cols, r.mx.axis, r.mx.block);
       t.elem = r.mx.elem;
+      if (detail::fast_quant_enabled() && info(t.elem).width <= 8)  // the codes read in place
+        return detail::mx_dequantize_fast(t.grid, t.elem, q.codes, q.scale_codes, r.mx_dequant, exec);
       t.codes = q.codes;
       t.scales = q.scale_codes;
       return mx_dequantize(t, r.mx_dequant, exec);
@@ -243,7 +247,8 @@ std::vector<float> dequantize_checked(const Recipe& r, const Quantized& q, const
       t.amax = q.amax;
       t.e4m3_max = r.nvfp4.e4m3_max;
       if (r.nvfp4.row_scaled) t.row_scale = q.row_global, t.row_amax = q.row_amax;
-      return nvfp4_dequantize(t, r.nvfp4_dequant, exec);
+      // nvfp4_dequantize's checks (dequantize_error made them), the codes read in place.
+      return detail::nvfp4_dequantize_view(t, q.codes, q.scale_codes, r.nvfp4_dequant, exec);
     }
     case RecipeKind::fp8_current:
       return fp8_dequantize(q.codes, q.scale_f32[0], r.fp8, exec);
@@ -251,6 +256,8 @@ std::vector<float> dequantize_checked(const Recipe& r, const Quantized& q, const
       BlockwiseFp8 t;
       t.grid = make_grid(q.rows, q.cols, r.tile128 ? BlockAxis::tile2d : BlockAxis::rowwise, 128);
       t.fmt = r.fp8;
+      if (detail::fast_quant_enabled() && fp8_format_error(t.fmt).empty())  // the codes read in place
+        return detail::fp8_blockwise_dequantize_fast(t.grid, t.fmt, q.codes, q.scale_f32, exec);
       t.codes = q.codes;
       t.scale_inv = q.scale_f32;
       return fp8_blockwise_dequantize(t, exec);

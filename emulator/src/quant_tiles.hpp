@@ -17,6 +17,11 @@ namespace tcemu::quant::detail {
 // thousand elements, large enough that the loop's per-task cost does not show).
 inline constexpr size_t kTileElems = size_t{1} << 14;
 
+// Rectangles of tall blocks (a block row above kTileElems elements) span at least this many
+// columns where the blocks allow: rows of 4 KiB of f32, which the memory streams well (128 x 128
+// blocks one at a time read 128 rows of 512 bytes each).
+inline constexpr size_t kTileMinCols = 1024;
+
 // Dequantizers of tensors with at least this many elements tabulate their per-element function
 // over every (scale code, element code) pair first (at most 64 Ki entries).
 inline constexpr size_t kTableMin = size_t{1} << 18;
@@ -37,7 +42,7 @@ void for_each_tile(const BlockGrid& g, const Exec& exec, Body&& body) {
   const size_t band = brows * g.cols;                   // its elements (<= rows * cols)
   size_t rows_per = 1, cols_per = scols;                // in blocks
   if (band < kTileElems) rows_per = std::max<size_t>(1, kTileElems / band);
-  else cols_per = std::max<size_t>(1, kTileElems / g.block_cols / brows);
+  else cols_per = std::max<size_t>({1, kTileElems / g.block_cols / brows, kTileMinCols / g.block_cols});
   const size_t nr = (srows + rows_per - 1) / rows_per, nc = (scols + cols_per - 1) / cols_per;
   // start + count * unit, at most limit (without overflow for huge blocks).
   auto end = [](size_t start, size_t count, size_t unit, size_t limit) {

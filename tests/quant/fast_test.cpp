@@ -19,6 +19,7 @@
 
 #include "../../emulator/src/quant_fast.hpp"
 #include "../datapath/kernel_builds.hpp"
+#include "tcemu/ptx_cvt.hpp"
 #include "tcemu/quant_recipe.hpp"
 
 namespace {
@@ -197,8 +198,13 @@ TEST(QuantFast, ElementCastEqualsTheConversionCore) {
         }
         tcemu::test::for_each_kernel_build([&](uint64_t) {
           std::vector<uint8_t> got(x.size());
-          detail::scale_cast(x.data(), mul.data(), x.size(), got.data(), spec);
+          detail::scale_cast(x.data(), mul.data(), 1, x.size(), got.data(), spec);
           EXPECT_SAME_ARRAYS(want, got) << tcemu::info(f).name << (clamp ? " clamped" : "") << " mul " << m;
+          for (size_t bw : {size_t{8}, size_t{12}, size_t{32}, x.size()}) {  // one multiplier per block
+            std::vector<uint8_t> blocks(x.size());
+            detail::scale_cast(x.data(), mul.data(), bw, x.size(), blocks.data(), spec);
+            EXPECT_SAME_ARRAYS(want, blocks) << tcemu::info(f).name << " blocks of " << bw;
+          }
         });
       }
   }
@@ -322,12 +328,17 @@ TEST(QuantFast, Nvfp4OptionsNotCoveredRunTheScalarRules) {
   EXPECT_FALSE(detail::nvfp4_fast_applies(a));
   a = o;
   a.round = tcemu::Round::rs;
+  EXPECT_TRUE(detail::nvfp4_fast_applies(a));  // covered since the stochastic cast
+  a.rs_map = tcemu::RsBitMap::flashinfer_hw;
+  EXPECT_TRUE(detail::nvfp4_fast_applies(a));
+  a.rs_map = static_cast<tcemu::RsBitMap>(static_cast<int>(tcemu::RsBitMap::flashinfer_hw) + 1);  // a map added later
+  EXPECT_FALSE(detail::nvfp4_fast_applies(a));
+  a = o;
+  a.round = tcemu::Round::rs;
+  a.order = Nvfp4Order::torchao;
   EXPECT_FALSE(detail::nvfp4_fast_applies(a));
   a = o;
   a.te_test_reference = true;
-  EXPECT_FALSE(detail::nvfp4_fast_applies(a));
-  a = o;
-  a.rs_map = static_cast<tcemu::RsBitMap>(static_cast<int>(o.rs_map) + 1);
   EXPECT_FALSE(detail::nvfp4_fast_applies(a));
   a = o;
   a.fast_math = true;
@@ -370,6 +381,18 @@ TEST(QuantFast, RhtEqualsTheExactScalarSum) {
   group([&](int i) { return i == 9 ? -kInf : 2.0f; });
   group([&](int i) { return std::ldexp(1.0f + static_cast<float>(i) / 16.0f, -140 - i); });  // subnormal / 4
   group([&](int i) { return std::ldexp(static_cast<float>(i + 1), -149); });
+  // Results on bf16's subnormal grid (2^-133) and next to its normals: random groups there,
+  // one nonzero y = x / 4 halfway between grid points, and just below 2^-126 (rounding up to it).
+  for (int k = 0; k < 200; ++k) {
+    const int base = -150 + k % 30;
+    group([&](int) { return std::ldexp(n(g), base + k16(g)); });
+  }
+  for (int k = 0; k < 64; ++k) {
+    const int at = k16(g);
+    group([&](int i) { return i == at ? (k % 2 ? -1.0f : 1.0f) * std::ldexp(static_cast<float>(2 * k + 1), -132) : 0.0f; });
+  }
+  for (int k = 0; k < 9; ++k)  // (the group count stays a multiple of 3: the 48-column layout)
+    group([&](int i) { return i == k ? (k % 2 ? -1.0f : 1.0f) * std::ldexp(static_cast<float>(255 * 2 + (k % 3) - 1), -133) : 0.0f; });
   const size_t rows = x.size() / 16;
   tcemu::test::for_each_kernel_build([&](uint64_t) {
     for (RhtOut out : {RhtOut::bf16, RhtOut::f32})
@@ -496,6 +519,180 @@ TEST(QuantFast, DequantizeEveryCodeAndScale) {
       q.scale_inv[1] = kNan;
       const auto [sc, fa] = FastScalar::both([&] { return fp8_blockwise_dequantize(q, Exec{3}); });
       EXPECT_SAME_ARRAYS(bits(sc), bits(fa)) << "fp8 blockwise";
+    }
+  });
+}
+
+}  // namespace
+
+namespace {
+
+// The vectorised dequantization (gather_blocks: 16-entry rows by permutes, larger ones by
+// hardware gathers, one-column blocks by per-element scale codes; gather_mul) against the
+// scalar loops on every pair of an element byte (valid codes and bytes outside the format) and
+// a scale: MX every UE8M0 code, NVFP4 every E4M3 code (zero, subnormals, NaN) under ordinary and
+// extreme global scales, FP8 scale_inv values from zero and subnormals to Inf and NaN. Every
+// row has a partial last vector and a partial last block.
+TEST(QuantFast, DequantizeVectorEveryCodeWithEveryScale) {
+  const std::vector<float> fp8_scales = {1.0f, 0.125f, -2.5f, 3.7e-3f, 0.0f, -0.0f, 1e-40f,
+                                         std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::max(),
+                                         -kInf, kInf, kNan};
+  tcemu::test::for_each_kernel_build([&](uint64_t) {
+    // Rows: every scale; columns: every byte once, plus a partial block of 13.
+    const size_t n = 256, cols = 256 + 13;
+    auto byte_grid = [&](size_t rows, size_t c, bool by_row) {
+      std::vector<uint8_t> codes(rows * c);
+      for (size_t r = 0; r < rows; ++r)
+        for (size_t k = 0; k < c; ++k) codes[r * c + k] = static_cast<uint8_t>(by_row ? r : k);
+      return codes;
+    };
+    for (Fmt e : {Fmt::e4m3, Fmt::e5m2, Fmt::e3m2, Fmt::e2m3, Fmt::e2m1, Fmt::s8})
+      for (size_t block : {size_t{32}, size_t{16}, size_t{12}})
+        for (BlockAxis axis : {BlockAxis::rowwise, BlockAxis::columnwise, BlockAxis::tile2d})
+          for (MxDequant d : {MxDequant::ocp, MxDequant::te, MxDequant::te_2_18}) {
+            MxTensor q;
+            const bool col = axis == BlockAxis::columnwise;
+            q.grid = make_grid(col ? cols : n, col ? n : cols, axis, block);
+            q.elem = e;
+            q.codes = byte_grid(q.grid.rows, q.grid.cols, col);
+            q.scales.resize(q.grid.scale_count());
+            // Block (i, k) scale (i + 37 k) mod 256: each byte meets every scale code.
+            for (size_t i = 0; i < q.grid.scale_rows(); ++i)
+              for (size_t k = 0; k < q.grid.scale_cols(); ++k)
+                q.scales[i * q.grid.scale_cols() + k] = static_cast<uint8_t>(col ? (k + 37 * i) : (i + 37 * k));
+            const auto [sc, fa] = FastScalar::both([&] { return mx_dequantize(q, d, Exec{2}); });
+            EXPECT_SAME_ARRAYS(bits(sc), bits(fa))
+                << tcemu::info(e).name << " block " << block << " " << to_string(axis) << " " << to_string(d);
+          }
+    for (Nvfp4Order o : {Nvfp4Order::te, Nvfp4Order::torchao, Nvfp4Order::torchao_0_16})
+      for (bool tile2d : {false, true})
+        for (float amax : {3.3f, 0.0f, 1e-30f, 3e38f, kInf, kNan}) {
+          Nvfp4Tensor q;
+          q.grid = make_grid(n, cols, tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);
+          q.order = o;
+          q.codes = byte_grid(n, cols, false);
+          q.scales.resize(q.grid.scale_count());
+          for (size_t i = 0; i < q.grid.scale_rows(); ++i)
+            for (size_t k = 0; k < q.grid.scale_cols(); ++k)
+              q.scales[i * q.grid.scale_cols() + k] = static_cast<uint8_t>(i * (tile2d ? 16 : 1) + 37 * k);
+          q.amax = amax;
+          q.global_scale = o == Nvfp4Order::te ? nvfp4_te_encode_scale(amax) : amax / 2688.0f;
+          for (Nvfp4Dequant d : {Nvfp4Dequant::tcemu, Nvfp4Dequant::te_kernel}) {
+            if (d == Nvfp4Dequant::te_kernel && o != Nvfp4Order::te) continue;
+            const auto [sc, fa] = FastScalar::both([&] { return nvfp4_dequantize(q, d, Exec{2}); });
+            EXPECT_SAME_ARRAYS(bits(sc), bits(fa))
+                << "nvfp4 order " << to_string(o) << (tile2d ? " 2d" : "") << " amax " << amax << " " << to_string(d);
+          }
+        }
+    const std::vector<uint8_t> every = byte_grid(1, 256 * 3 + 5, false);
+    for (Fmt f : {Fmt::e4m3, Fmt::e5m2}) {
+      for (float s : fp8_scales) {
+        const auto [sc, fa] = FastScalar::both([&] { return fp8_dequantize(every, s, f, Exec{2}); });
+        EXPECT_SAME_ARRAYS(bits(sc), bits(fa)) << "fp8 scale_inv " << s;
+      }
+      for (bool tile : {false, true}) {
+        BlockwiseFp8 q;
+        q.grid = make_grid(tile ? 300 : fp8_scales.size(), 256 + 128 + 7, tile ? BlockAxis::tile2d : BlockAxis::rowwise, 128);
+        q.fmt = f;
+        q.codes = byte_grid(q.grid.rows, q.grid.cols, false);
+        q.scale_inv.resize(q.grid.scale_count());
+        // Block (i, k) takes scale i + k: in 1x128 blocks each byte meets every scale.
+        for (size_t i = 0; i < q.grid.scale_rows(); ++i)
+          for (size_t k = 0; k < q.grid.scale_cols(); ++k)
+            q.scale_inv[i * q.grid.scale_cols() + k] = fp8_scales[(i + k) % fp8_scales.size()];
+        const auto [sc, fa] = FastScalar::both([&] { return fp8_blockwise_dequantize(q, Exec{3}); });
+        EXPECT_SAME_ARRAYS(bits(sc), bits(fa)) << "fp8 blockwise" << (tile ? " 128x128" : " 1x128");
+      }
+    }
+  });
+}
+
+}  // namespace
+
+namespace {
+
+// The stochastic e2m1 cast (scale_cast_rs_e2m1) against ptx_cvt_eval of
+// cvt.rs.satfinite.e2m1x4.f32, the scalar loop's instruction: every f32 exponent field with
+// mantissas at and next to the discarded byte's edges and the rounding carries, both signs, NaN
+// payloads, Inf, subnormals, each with every random byte (the word's four bytes equal), then
+// random words for the split of a word among the four elements, under both maps.
+TEST(QuantFast, StochasticE2m1CastEqualsPtxCvt) {
+  const tcemu::PtxCvt cvt = tcemu::parse_ptx_cvt("cvt.rs.satfinite.e2m1x4.f32").value;
+  std::vector<float> y;
+  for (uint32_t e = 0; e < 256; ++e)
+    for (uint32_t m : {0u, 1u, 0x3FFFu, 0x4000u, 0x1FC000u, 0x200000u, 0x3FBFFFu, 0x3FC000u, 0x3FFFFFu, 0x400000u,
+                       0x5FC000u, 0x600000u, 0x7FC000u, 0x7FFFFFu, 0x123456u})
+      for (uint32_t sg : {0u, 1u}) y.push_back(std::bit_cast<float>((sg << 31) | (e << 23) | m));
+  while (y.size() % 4) y.push_back(0.0f);
+  const std::vector<float> one(y.size(), 1.0f);
+  auto expected = [&](const std::vector<uint32_t>& words, tcemu::RsBitMap map) {
+    std::vector<uint8_t> c(y.size());
+    for (size_t i = 0; i < y.size(); i += 4) {
+      const std::vector<uint64_t> src = {fb(y[i + 3]), fb(y[i + 2]), fb(y[i + 1]), fb(y[i])};
+      const uint64_t d = tcemu::ptx_cvt_eval(cvt, src, words[i / 4], map);
+      for (size_t j = 0; j < 4; ++j) c[i + j] = static_cast<uint8_t>((d >> (4 * j)) & 0xF);
+    }
+    return c;
+  };
+  const auto nan_code = [&](uint32_t b) {
+    return static_cast<uint8_t>(tcemu::convert(Fmt::f32, Fmt::e2m1, b, cvt.options).code);
+  };
+  const uint8_t nan_pos = nan_code(0x7FC00000u), nan_neg = nan_code(0xFFC00000u);
+  std::mt19937 g(5);
+  tcemu::test::for_each_kernel_build([&](uint64_t) {
+    for (tcemu::RsBitMap map : {tcemu::RsBitMap::ptx_doc, tcemu::RsBitMap::flashinfer_hw}) {
+      std::vector<uint32_t> words(y.size() / 4);
+      for (int pass = 0; pass < 256 + 8; ++pass) {
+        for (uint32_t& w : words) w = pass < 256 ? 0x01010101u * static_cast<uint32_t>(pass) : static_cast<uint32_t>(g());
+        std::vector<uint8_t> got(y.size());
+        // The whole array, and an odd group count (the vector loop's last group alone).
+        detail::scale_cast_rs_e2m1(y.data(), one.data(), 1, y.size(), words.data(), map, nan_pos, nan_neg, got.data());
+        const std::vector<uint8_t> want = expected(words, map);
+        EXPECT_SAME_ARRAYS(want, got) << "pass " << pass << " map " << static_cast<int>(map);
+        std::vector<uint8_t> part(12);
+        detail::scale_cast_rs_e2m1(y.data() + 4, one.data(), 1, 12, words.data() + 1, map, nan_pos, nan_neg, part.data());
+        EXPECT_SAME_ARRAYS(std::vector<uint8_t>(want.begin() + 4, want.begin() + 16), part) << "pass " << pass;
+        for (size_t bw : {size_t{16}, size_t{12}}) {  // one multiplier per block
+          std::vector<uint8_t> blocks(y.size());
+          detail::scale_cast_rs_e2m1(y.data(), one.data(), bw, y.size(), words.data(), map, nan_pos, nan_neg, blocks.data());
+          EXPECT_SAME_ARRAYS(want, blocks) << "pass " << pass << " blocks of " << bw;
+        }
+      }
+    }
+  });
+}
+
+// NVFP4 with stochastic rounding on the fast path against the scalar loop: the same random words
+// read by the same elements, with and without the RHT, 1x16 and 16x16 blocks, both maps, on 1,
+// 2, 3 and 7 threads.
+TEST(QuantFast, Nvfp4StochasticRoundingEqualsTheScalarRules) {
+  const Shape shapes[] = {{37, 48}, {19, 76}, {1, 4}, {130, 176}, {77, 1008}};
+  tcemu::test::for_each_kernel_build([&](uint64_t isa) {
+    for (const Shape& s : shapes) {
+      const std::vector<float> x = hard_input(s.rows, s.cols, 31 * isa + s.rows * 5 + s.cols);
+      std::mt19937 g(static_cast<uint32_t>(s.rows * 7 + s.cols + isa));
+      std::vector<uint32_t> words(x.size() / 4);
+      for (uint32_t& w : words) w = static_cast<uint32_t>(g());
+      for (bool tile2d : {false, true})
+        for (int rht = 0; rht < 2; ++rht)
+          for (tcemu::RsBitMap map : {tcemu::RsBitMap::ptx_doc, tcemu::RsBitMap::flashinfer_hw}) {
+            if (rht && s.cols % 16) continue;
+            Recipe r = *find_recipe("nvfp4");
+            r.nvfp4.round = tcemu::Round::rs;
+            r.nvfp4.rs_map = map;
+            r.nvfp4.tile2d = tile2d;
+            r.nvfp4.rht = rht > 0;
+            Nvfp4Options o = r.nvfp4;
+            o.input = r.input;
+            ASSERT_TRUE(detail::nvfp4_fast_applies(o));
+            const std::string what = "nvfp4 rs" + std::string(tile2d ? " 2d" : " 1d") + (rht ? " rht" : "") + " map " +
+                                     std::to_string(static_cast<int>(map)) + " " + shape_name(s);
+            detail::set_fast_quant(false);
+            const auto sq = quantize(r, x, s.rows, s.cols, words, Exec{1});
+            detail::set_fast_quant(true);
+            ASSERT_TRUE(sq.error.empty()) << what << ": " << sq.error;
+            for (int t : {1, 2, 3, 7}) expect_same(sq.value, quantize(r, x, s.rows, s.cols, words, Exec{t}).value, what + " on " + std::to_string(t) + " threads");
+          }
     }
   });
 }

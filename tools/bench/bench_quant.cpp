@@ -1,7 +1,7 @@
 // Quantization recipes on every core (issues 16 and 30): quantize and dequantize a 4096 x 4096
 // f32 tensor (16.8 M elements) with each recipe's defaults (mxfp8, mxfp8-torchao, mx, nvfp4,
-// nvfp4-2d, nvfp4 with the RHT, fp8-current, fp8-block1x128, fp8-block128x128) on 1, 2, 4 and
-// 16 threads (Exec{N}), on the fast path (emulator/src/quant_fast.hpp); and mxfp8 and nvfp4
+// nvfp4-2d, nvfp4 with the RHT, nvfp4 with stochastic rounding, fp8-current, fp8-block1x128,
+// fp8-block128x128) on 1, 2, 4 and 16 threads (Exec{N}), on the fast path (emulator/src/quant_fast.hpp); and mxfp8 and nvfp4
 // quantized by the scalar rules alone (QuantizeScalarCpu, one thread) for comparison. The
 // results are the same bits for every thread count and either path (quant_threads_test,
 // quant_fast_test).
@@ -32,20 +32,31 @@ const std::vector<float>& input() {
   return x;
 }
 
-// A preset by name; "nvfp4-rht" is nvfp4 with the 16-point RHT (TE's gradients).
+// A preset by name; "nvfp4-rht" is nvfp4 with the 16-point RHT (TE's gradients), "nvfp4-sr"
+// nvfp4 with stochastic rounding (cvt.rs, one random word per 4 elements).
 tcemu::quant::Recipe recipe_named(const char* name) {
-  const bool rht = std::strcmp(name, "nvfp4-rht") == 0;
-  tcemu::quant::Recipe r = *tcemu::quant::find_recipe(rht ? "nvfp4" : name);
+  const bool rht = std::strcmp(name, "nvfp4-rht") == 0, sr = std::strcmp(name, "nvfp4-sr") == 0;
+  tcemu::quant::Recipe r = *tcemu::quant::find_recipe(rht || sr ? "nvfp4" : name);
   r.nvfp4.rht = rht;
+  if (sr) r.nvfp4.round = tcemu::Round::rs;
   return r;
+}
+
+// The random words a recipe takes for a 4096 x 4096 tensor (none without stochastic rounding).
+std::vector<uint32_t> random_words(const tcemu::quant::Recipe& r) {
+  std::mt19937 g(3);
+  std::vector<uint32_t> w(tcemu::quant::random_words_needed(r, kDim * kDim));
+  for (uint32_t& v : w) v = g();
+  return w;
 }
 
 void Quantize(benchmark::State& state, const char* recipe) {
   const tcemu::quant::Recipe r = recipe_named(recipe);
   const std::vector<float>& x = input();
+  const std::vector<uint32_t> rbits = random_words(r);
   const tcemu::Exec exec{static_cast<int>(state.range(0))};
   for (auto _ : state) {
-    tcemu::quant::Quantized q = tcemu::quant::quantize(r, x, kDim, kDim, {}, exec).value;
+    tcemu::quant::Quantized q = tcemu::quant::quantize(r, x, kDim, kDim, rbits, exec).value;
     benchmark::DoNotOptimize(q.codes.data());
   }
   state.counters["elem/s"] = benchmark::Counter(static_cast<double>(x.size()) * static_cast<double>(state.iterations()),
@@ -89,6 +100,7 @@ TCEMU_QUANT_BENCH(Quantize, mx, "mx");
 TCEMU_QUANT_BENCH(Quantize, nvfp4, "nvfp4");
 TCEMU_QUANT_BENCH(Quantize, nvfp4_2d, "nvfp4-2d");
 TCEMU_QUANT_BENCH(Quantize, nvfp4_rht, "nvfp4-rht");
+TCEMU_QUANT_BENCH(Quantize, nvfp4_sr, "nvfp4-sr");
 TCEMU_QUANT_BENCH(Quantize, fp8_current, "fp8-current");
 TCEMU_QUANT_BENCH(Quantize, fp8_block1x128, "fp8-block1x128");
 TCEMU_QUANT_BENCH(Quantize, fp8_block128, "fp8-block128x128");

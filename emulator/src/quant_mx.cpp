@@ -389,6 +389,7 @@ std::string mx_quantize_error(size_t n, size_t rows, size_t cols, const MxOption
   if (std::string err = mx_options_error(o); !err.empty()) return err;
   if (o.round == Round::rs && rbits < n) return "stochastic rounding needs one random word per element";
   if (o.block == 0) return "block size must be positive";  // make_grid's precondition
+  if (o.block > kMaxMxBlock) return "block size " + std::to_string(o.block) + " is above 2^20 (1048576)";
   return {};
 }
 

@@ -193,6 +193,7 @@ std::string dequantize_error(const Recipe& r, const Quantized& q) {
   };
   auto blocks = [&](size_t block, BlockAxis axis, size_t scales) -> std::string {
     if (block == 0) return "block size must be positive";
+    if (block > kMaxMxBlock) return "block size " + std::to_string(block) + " is above 2^20 (1048576)";
     if (std::string e = counts(scales); !e.empty()) return e;
     const BlockGrid g = make_grid(q.rows, q.cols, axis, block);
     if (g.scale_rows() != q.scale_rows || g.scale_cols() != q.scale_cols) return "scale shape does not match the recipe's blocks";

@@ -161,7 +161,12 @@ std::optional<Fp8Recipe> parse_fp8_recipe(std::string_view s) {
 }
 
 std::string delayed_scaling_options_error(const DelayedScalingOptions& o) {
-  return o.history_len == 0 ? "amax history length must be at least 1" : "";
+  if (o.history_len == 0) return "amax history length must be at least 1";
+  // One float per step kept per tensor: a length beyond 2^20 steps is a mistake (a bad_alloc
+  // for 2^40), not a history.
+  if (o.history_len > (size_t{1} << 20))
+    return "amax history length " + std::to_string(o.history_len) + " is above 2^20 (1048576)";
+  return "";
 }
 
 DelayedScaling::DelayedScaling(const DelayedScalingOptions& o, bool backward) : o_(o) {

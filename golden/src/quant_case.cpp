@@ -89,7 +89,7 @@ Fmt fmt_choice(const json& obj, const char* key, const std::string& where, std::
 void read_mx(MxOptions& o, const json& j, const std::string& w) {
   only_keys(j, w, {"elem", "block", "axis", "scale", "round", "amax_nan", "cast", "rceil_log2", "rs_bits", "variant", "floor_path"});
   if (j.contains("elem")) o.elem = fmt_choice(j, "elem", w, {Fmt::e4m3, Fmt::e5m2, Fmt::e3m2, Fmt::e2m3, Fmt::e2m1, Fmt::s8});
-  if (j.contains("block")) o.block = static_cast<size_t>(integer(j, "block", w, 1, int64_t{1} << 20));
+  if (j.contains("block")) o.block = static_cast<size_t>(integer(j, "block", w, 1, static_cast<int64_t>(kMaxMxBlock)));
   if (j.contains("axis"))
     o.axis = choice<BlockAxis>(j, "axis", w, {{"row", BlockAxis::rowwise}, {"col", BlockAxis::columnwise}, {"2d", BlockAxis::tile2d}});
   if (j.contains("scale"))

@@ -49,6 +49,8 @@ def _options(options):
             v = "0x%08x" % struct.unpack("<I", struct.pack("<f", float(v)))[0]
         if isinstance(v, np.generic):
             v = v.item()
+        if isinstance(v, int) and not isinstance(v, bool) and not -2**63 <= v < 2**63:
+            raise ValueError(f"{k}: {v} is out of range (a 64-bit integer)")
         out[k] = v
     return out
 
@@ -83,6 +85,9 @@ def quantize(x, recipe, *, rbits=None, seed=None, offset=0, threads=None, **opti
         raise TypeError("seed: a non-negative int is required")
     if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
         raise TypeError("offset: a non-negative int is required")
+    for name, v in (("seed", seed or 0), ("offset", offset)):
+        if v >= 2**64:
+            raise ValueError(f"{name}: {v} is above 2^64 - 1 (Philox4x32-10 takes a 64-bit {name})")
     return _tcemu.quantize_f32(v2, rows, cols, recipe, _options(options), rb, int(seed or 0), int(offset),
                                seed is not None, th)
 

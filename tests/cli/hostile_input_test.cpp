@@ -19,7 +19,7 @@
 #include "tcemu_golden/generate.hpp"
 #include "tcemu_golden/golden.hpp"
 #include "tcemu_golden/npy.hpp"
-#include "cli_run.hpp"
+#include "hostile.hpp"
 
 namespace {
 
@@ -30,36 +30,13 @@ std::string tmpdir() { return tcemu_test::tmpdir("tcemu_hostile_"); }
 using tcemu_test::CliRun;
 using tcemu_test::put;
 using tcemu_test::slurp;
+using tcemu_test::expect_refused;
+using tcemu_test::f32_npy;
+using tcemu_test::npy;
 
 // Runs tcemu ARGS (stdin from `input`) where no allocation of 1 GiB or more can succeed.
 CliRun tcemu(const std::string& args, const std::string& input = "") {
   return tcemu_test::run_tcemu(tmpdir(), args, input, true);
-}
-
-// Status 2, `fragment` in the message, no C++ internals.
-void expect_refused(const CliRun& r, const std::string& fragment, const std::string& what) {
-  EXPECT_EQ(r.rc, 2) << what << "\n" << r.err;
-  EXPECT_NE(r.err.find(fragment), std::string::npos) << what << ": " << r.err;
-  for (const char* internal : {"std::", "vector::", "basic_string", "bad_alloc", "_M_", "max_size()", "stoi", "stoul"})
-    EXPECT_EQ(r.err.find(internal), std::string::npos) << what << ": " << r.err;
-}
-
-// An .npy file with the given header dict (padded as NumPy pads it) and data.
-std::string npy(const std::string& dict, const std::string& data = "") {
-  std::string h = dict;
-  while ((10 + h.size() + 1) % 64) h += ' ';
-  h += '\n';
-  std::string f("\x93NUMPY\x01\x00", 8);
-  f += static_cast<char>(h.size() & 0xff);
-  f += static_cast<char>(h.size() >> 8);
-  return f + h + data;
-}
-
-std::string f32_npy(const std::string& path, std::vector<size_t> shape, const std::vector<float>& v) {
-  std::vector<uint64_t> bits;
-  for (float x : v) bits.push_back(std::bit_cast<uint32_t>(x));
-  tcemu::io::write_npy(path, tcemu::io::make_npy("<f4", std::move(shape), bits));
-  return path;
 }
 
 TEST(HostileInput, NpyShapesThatOverflow) {

@@ -71,6 +71,16 @@ TEST(ErrorConvention, Nvfp4AndFp8ErrorsAreWhatTheyThrow) {
   DelayedScalingOptions d;
   d.history_len = 0;
   EXPECT_EQ(thrown([&] { DelayedScaling s(d); }), delayed_scaling_options_error(d));
+  // A history of 2^40 steps is refused by its length, not by a bad_alloc.
+  d.history_len = size_t{1} << 40;
+  EXPECT_EQ(delayed_scaling_options_error(d), "amax history length 1099511627776 is above 2^20 (1048576)");
+  EXPECT_EQ(thrown([&] { DelayedScaling s(d); }), delayed_scaling_options_error(d));
+  d.history_len = size_t{1} << 20;
+  EXPECT_EQ(delayed_scaling_options_error(d), "");
+  // An MX block beyond 2^20 (once a wrapped ceiling division: SIGFPE, or a wild index).
+  MxOptions mo;
+  mo.block = ~size_t{0};
+  EXPECT_EQ(thrown([&] { (void)mx_quantize(x, 1, 32, mo); }), "block size 18446744073709551615 is above 2^20 (1048576)");
 }
 
 TEST(ErrorConvention, RecipesReturnTheMessage) {

@@ -62,14 +62,15 @@ Matrix to_logical(std::vector<uint64_t> storage, size_t rows, size_t cols, bool 
 }
 
 // Codes of type t: the dtype's items must be t's container, every code within t's width.
-Matrix read_codes(const std::string& path, const std::string& what, const golden::ElemType& t, bool col) {
+Matrix read_codes(const std::string& path, const std::string& what, const golden::ElemType& t, bool col,
+                  const char* values_hint) {
   const io::NpyArray a = io::read_npy(path);
   const auto [rows, cols] = logical_shape(a, path, col);
   if (a.item_size() != static_cast<size_t>(t.bytes))
     throw InputError(path + ": " + what + " holds " + t.name + " codes, " + std::to_string(t.bytes) +
                      "-byte items (e.g. " + golden::npy_descr(t) + "), but its dtype '" + a.descr + "' has " +
                      std::to_string(a.item_size()) + "-byte items" +
-                     (t.fmt && *t.fmt != Fmt::s32 && a.descr[1] == 'f' ? " (values? then give --from-values)" : ""));
+                     (values_hint && t.fmt && *t.fmt != Fmt::s32 && a.descr[1] == 'f' ? values_hint : ""));
   std::vector<uint64_t> s(a.count());
   const size_t item = a.item_size();
   for_ranges(s.size(), [&](size_t i0, size_t i1) {

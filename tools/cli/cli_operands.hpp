@@ -38,7 +38,8 @@ void transpose(const uint64_t* src, uint64_t* dst, size_t rows, size_t cols);
 Matrix to_logical(std::vector<uint64_t> storage, size_t rows, size_t cols, bool col);
 
 // Codes of type t: the dtype's items must be t's container, every code within t's width.
-Matrix read_codes(const std::string& path, const std::string& what, const golden::ElemType& t, bool col);
+Matrix read_codes(const std::string& path, const std::string& what, const golden::ElemType& t, bool col,
+                  const char* values_hint = nullptr);
 
 // D.npy -> D.json (else OUT + ".json").
 std::string side_file(const std::string& out);

@@ -30,7 +30,7 @@ std::vector<uint32_t> read_vector(const std::string& path, const char* flag, con
                                             std::to_string(a.shape.size()) + " dimensions");
   Fmt from;
   if (!type.empty()) {
-    from = format_arg(type);
+    from = format_arg(type, "--bias-type");
     if (from != Fmt::f32 && from != Fmt::bf16 && from != Fmt::f16)
       throw InputError(std::string(flag) + ": type " + type + "; f32, bf16 or f16 are taken");
     if (a.item_size() != container_bytes(from))
@@ -44,6 +44,7 @@ std::vector<uint32_t> read_vector(const std::string& path, const char* flag, con
     throw InputError(path + ": " + flag + " holds f32 (<f4) or f16 (<f2) values, not dtype '" + a.descr +
                      "' (bf16 codes: give --bias-type bf16)");
   }
+  if (a.count() == 0) throw InputError(path + ": " + flag + " has no values (the file's shape is (0,))");
   std::vector<uint32_t> out(a.count());
   const ConvertOptions exact;
   for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<uint32_t>(convert(from, Fmt::f32, a.bits(i), exact).code);
@@ -117,7 +118,7 @@ PlanRequest plan_request(const PlanArgs& g) {
 
 Epilogue plan_epilogue(const PlanArgs& g) {
   Epilogue ep;
-  ep.out_type = format_arg(g.out_type);
+  ep.out_type = format_arg(g.out_type, "--out-type");
   const auto r = parse_round(g.out_round);
   if (!r) throw InputError("--out-round: unknown rounding '" + shown(g.out_round) + "' (rn, rna, rz, rd, ru)");
   ep.out_round = *r;

@@ -5,11 +5,12 @@
 
 namespace tcemu::cli {
 
-Fmt format_arg(std::string_view name) {
+Fmt format_arg(std::string_view name, const char* flag) {
   if (auto f = parse_format(name)) return *f;
   std::string known;
   for (const FormatInfo& fi : kFormats) known += (known.empty() ? "" : ", ") + std::string(fi.name);
-  throw InputError("unknown format '" + std::string(name) + "' (known: " + known + ")");
+  throw InputError(std::string(flag ? std::string(flag) + ": " : "") + "unknown format '" + shown(name) +
+                   "' (known: " + known + ")");
 }
 
 std::optional<uint64_t> parse_hex(std::string_view s) {

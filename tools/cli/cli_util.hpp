@@ -17,8 +17,8 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A format name, or InputError listing the known names.
-Fmt format_arg(std::string_view name);
+// A format name, or InputError listing the known names (after "FLAG: " where a flag is given).
+Fmt format_arg(std::string_view name, const char* flag = nullptr);
 
 // Parses one hex number ("7f", "0x7F"); nullopt if it is not hex or has more than 16 digits.
 std::optional<uint64_t> parse_hex(std::string_view s);

@@ -3,6 +3,7 @@
 // and the epilogue (--alpha, --beta, --a-scale, --b-scale, --bias, --epilogue, --out-type,
 // --out-round, --satfinite). D is written as codes of the output type; the JSON side file
 // records the plan that was run (chunks, combine, epilogue steps, scalars as f32 codes).
+#include <limits>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -166,7 +167,8 @@ void add_gemm_command(CLI::App& app, Runner& run) {
   c->add_option("--order-b", g->order_b, "storage order of B: row or col")->capture_default_str();
   c->add_option("--order-c", g->order_c, "storage order of C: row or col")->capture_default_str();
   c->add_option("--order-d", g->order_d, "storage order of D: row or col")->capture_default_str();
-  c->add_option("--promote-every", g->promote_every, "FP32 promotion every N instructions along K (0 = off)");
+  c->add_option("--promote-every", g->promote_every, "FP32 promotion every N instructions along K (0 = off)")
+      ->check(CLI::Range(0, std::numeric_limits<int>::max()));
   c->add_flag("--negate-a", g->negate_a, "wgmma imm-scale-a = -1");
   c->add_flag("--negate-b", g->negate_b, "wgmma imm-scale-b = -1");
   add_plan_options(c, g->plan, true);

@@ -3,6 +3,7 @@
 //          convention, or a PTX cvt spelling, from named distributions and a seed.
 //   check  reads a file (every check of the format) and, for cases tcemu generated,
 //          recomputes them with the emulator.
+#include <limits>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -342,7 +343,8 @@ void add_golden_command(CLI::App& app, Runner& run) {
   gen->add_option("--order-b", g->order_b, "storage order of B: row or col (col = N x K, the .row.col operand)")->capture_default_str();
   gen->add_option("--order-c", g->order_c, "storage order of C")->capture_default_str();
   gen->add_option("--order-d", g->order_d, "storage order of the expected D (how the kernel writes it)")->capture_default_str();
-  gen->add_option("--promote-every", g->promote_every, "FP32 promotion every N instructions along K (0 = off)");
+  gen->add_option("--promote-every", g->promote_every, "FP32 promotion every N instructions along K (0 = off)")
+      ->check(CLI::Range(0, std::numeric_limits<int>::max()));
   gen->add_flag("--negate-a", g->negate_a, "wgmma imm-scale-a = -1");
   gen->add_flag("--negate-b", g->negate_b, "wgmma imm-scale-b = -1");
   gen->add_flag("--no-scale-d", g->no_scale_d, "scale-d / enable-input-d false: D = A*B, no C operand");

@@ -8,6 +8,7 @@
 // JSON side file says what was computed. --device cuda computes D with the emulator's CUDA
 // kernels (docs/gpu-emulation.md): the same D, bit for bit. --rows / --cols compute one block of D
 // (docs/dask.md: a GEMM split over any scheduler).
+#include <limits>
 #include <unistd.h>
 
 #include <algorithm>
@@ -186,7 +187,7 @@ MmaOperands read_operands(const MmaArgs& g, const InstrEntry& e, const Orders& o
     if (!o.vc.request.round) throw InputError("--round: unknown rounding '" + g.round + "'");
   }
   auto operand = [&](const std::string& path, const char* what, Fmt f, bool col) {
-    return g.from_values ? read_values(path, what, f, col, o.vc) : read_codes(path, what, golden::elem_type(f), col);
+    return g.from_values ? read_values(path, what, f, col, o.vc) : read_codes(path, what, golden::elem_type(f), col, " (values? then give --from-values)");
   };
   o.A = operand(g.a, "A", e.atype, ord.a);
   o.B = operand(g.b, "B", e.btype, ord.b);
@@ -402,7 +403,8 @@ void add_mma_command(CLI::App& app, Runner& run) {
       ->capture_default_str();
   c->add_option("--order-c", g->order_c, "storage order of C: row or col")->capture_default_str();
   c->add_option("--order-d", g->order_d, "storage order of D: row or col")->capture_default_str();
-  c->add_option("--promote-every", g->promote_every, "FP32 promotion every N instructions along K (0 = off)");
+  c->add_option("--promote-every", g->promote_every, "FP32 promotion every N instructions along K (0 = off)")
+      ->check(CLI::Range(0, std::numeric_limits<int>::max()));
   c->add_flag("--negate-a", g->negate_a, "wgmma imm-scale-a = -1");
   c->add_flag("--negate-b", g->negate_b, "wgmma imm-scale-b = -1");
   c->add_flag("--no-scale-d", g->no_scale_d, "scale-d / enable-input-d false: D = A*B");

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <memory>
 
 #include "cli_util.hpp"
@@ -29,7 +30,7 @@ using namespace tcemu::quant;
 
 struct QuantArgs {
   std::string recipe, input, output, in_format, elem, scale, axis, round, order, fp8, dequant, variant, four_over_six;
-  size_t block = 0;
+  std::optional<size_t> block;  // unset: the recipe's (32); 0 is refused by the MX rules
   int e4m3_max = 0;
   bool fast_math = false, rht = false, pow2 = false, no_pow2 = false, list = false, row_scaled = false,
        err_fast_math = false;
@@ -85,7 +86,7 @@ void apply_mx_layout(const QuantArgs& a, Recipe& r) {
   }
   if (a.block) {
     need(a, r, RecipeKind::mx, "--block");
-    r.mx.block = a.block;
+    r.mx.block = *a.block;
   }
   if (!a.axis.empty()) {
     need(a, r, RecipeKind::mx, "--axis");
@@ -243,6 +244,11 @@ int run_quantize(const QuantArgs& a) {
   Recipe r = resolve_recipe(a);
   if (a.input.empty() || a.output.empty()) throw InputError("quantize needs IN.npy and -o OUT (a path prefix)");
   const QuantInput in = read_quant_input(a.input, a.in_format);
+  if (in.values.empty()) {  // a golden case holds no empty array: OUT.json would not load
+    std::string shape;
+    for (size_t d : in.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+    throw InputError(a.input + ": shape (" + shape + (in.shape.size() == 1 ? ",)" : ")") + " has no elements to quantize");
+  }
   r.input = *parse_format(in.format);
   const size_t words = random_words_needed(r, in.values.size());
   const std::vector<uint32_t> rbits = words ? philox_words(a.seed, a.offset, words) : std::vector<uint32_t>{};

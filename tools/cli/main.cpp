@@ -3,6 +3,7 @@
 #include <iostream>
 #include <string>
 
+#include "cli_integers.hpp"
 #include "commands.hpp"
 #include "tcemu/parallel.hpp"
 
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   tcemu::cli::add_lossscale_command(app, run);
   tcemu::cli::add_mma_command(app, run);
   tcemu::cli::add_gemm_command(app, run);
+  tcemu::cli::strict_integer_options(app);  // decimal, in range: no saturation, no octal
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -41,8 +41,9 @@ std::string_view to_string(BlockAxis a);
 struct BlockGrid {
   size_t rows = 0, cols = 0;
   size_t block_rows = 1, block_cols = 1;
-  size_t scale_rows() const { return (rows + block_rows - 1) / block_rows; }
-  size_t scale_cols() const { return (cols + block_cols - 1) / block_cols; }
+  // Ceiling divisions that do not overflow for a block near 2^64 (rows + block - 1 would).
+  size_t scale_rows() const { return rows / block_rows + (rows % block_rows != 0); }
+  size_t scale_cols() const { return cols / block_cols + (cols % block_cols != 0); }
   size_t scale_count() const { return scale_rows() * scale_cols(); }
   size_t scale_index(size_t r, size_t c) const { return (r / block_rows) * scale_cols() + c / block_cols; }
 };
@@ -108,9 +109,13 @@ enum class TorchaoFloorPath : uint8_t { to_mx, cuda };
 std::optional<TorchaoFloorPath> parse_torchao_floor_path(std::string_view s);  // to_mx cuda
 std::string_view to_string(TorchaoFloorPath p);
 
+// The largest block the MX rules take (the golden files' bound too): a block beyond 2^20
+// elements is a mistake, and a bound keeps every index computation far from overflow.
+inline constexpr size_t kMaxMxBlock = size_t{1} << 20;
+
 struct MxOptions {
   Fmt elem = Fmt::e4m3;  // e4m3 e5m2 e3m2 e2m3 e2m1, or s8 (MXINT8: implicit 2^-6)
-  size_t block = 32;
+  size_t block = 32;     // 1 .. kMaxMxBlock
   BlockAxis axis = BlockAxis::rowwise;
   MxScaleMode scale = MxScaleMode::floor;
   Round round = Round::rn;         // element rounding: rn, rna, rz or rs

@@ -83,4 +83,7 @@ torch.library.register_autograd("tcemu::linear", _backward, setup_context=_setup
 
 def linear(x, weight, bias, layer, is_first_microbatch=None):
     """Y = X W^T + bias through the emulated layer (autograd: dX, dW, db)."""
+    for what, t in (("input", x), ("weight", weight), ("bias", bias)):
+        if isinstance(t, torch.Tensor) and t.device.type not in ("cpu", "cuda"):
+            raise ValueError(f"{layer.name}: {what} is a tensor on {t.device.type}; tcemu.torch takes CPU or CUDA tensors")
     return torch.ops.tcemu.linear(x, weight, bias, layer.handle, FIRST_MICROBATCH_CODE[is_first_microbatch])[0]

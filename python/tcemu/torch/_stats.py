@@ -6,6 +6,7 @@ they observe the emulated values, they do not take part in computing them."""
 import contextlib
 import json
 import math
+import os
 import time
 
 import numpy as np
@@ -148,6 +149,8 @@ class Recorder:
                 "skipped_steps": self.skipped_steps, "statistics_seconds": self.stats_seconds}
 
     def to_json(self, path):
+        if not isinstance(path, (str, os.PathLike)):  # open(3) would write to file descriptor 3
+            raise TypeError(f"path: a file name (str or os.PathLike) is required, got {type(path).__name__}")
         with open(path, "w") as f:
             json.dump(_jsonable(self.report()), f, indent=1)
 

@@ -3,6 +3,8 @@ tcemu.torch.convert(model, recipe, arch=...) replaces the model's nn.Linear modu
 by EmulatedLinear, which keeps the same parameters and runs its three GEMMs on the emulated
 tensor cores of `arch` as the recipe says."""
 
+import inspect
+
 import torch
 from torch import nn
 
@@ -74,13 +76,24 @@ def convert(model, recipe, *, arch, filter_fn=None, inference=False, fuse_wgrad_
     of producing weight.grad. The parameters, the state dict and every other module are
     untouched; an optimizer built on the model's parameters keeps working. An EmulatedLinear
     is converted again (a new recipe, arch or mode, and fresh per-layer state)."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model: a torch.nn.Module is required, got {type(model).__name__}")
     check_recipe_arch(recipe, arch)
+    if not isinstance(inference, bool):
+        raise TypeError(f"inference: True or False, got {inference!r}")
     if not isinstance(fuse_wgrad_accumulation, bool):
         raise TypeError(f"fuse_wgrad_accumulation: True or False, got {fuse_wgrad_accumulation!r}")
     if fuse_wgrad_accumulation and inference:
         raise ValueError("fuse_wgrad_accumulation: inference runs no wgrad GEMM")
     if filter_fn is not None and not callable(filter_fn):
         raise TypeError("filter_fn: a callable (module, name) -> bool is required")
+    if filter_fn is not None:
+        try:
+            inspect.signature(filter_fn).bind(model, "")
+        except TypeError as err:
+            raise TypeError(f"filter_fn: it is called as filter_fn(module, name), which its signature refuses ({err})") from None
+        except ValueError:  # no signature to read (some builtins): called as it is
+            pass
     if isinstance(model, nn.Linear) and not isinstance(model, EmulatedLinear):
         raise TypeError("model: an nn.Linear itself cannot be replaced in place; convert its parent module, or use "
                         "EmulatedLinear.from_linear")

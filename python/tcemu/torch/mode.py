@@ -19,6 +19,8 @@ from .recipes import AMP, DelayedScaling
 _MATMUL = {torch.matmul, torch.Tensor.matmul, torch.Tensor.__matmul__, torch.mm, torch.Tensor.mm, torch.bmm,
            torch.Tensor.bmm}
 
+_TAKEN = (torch.float32, torch.bfloat16, torch.float16)
+
 
 class _EmulationMode(TorchFunctionMode):
     def __init__(self, recipe, arch):
@@ -57,6 +59,12 @@ class _EmulationMode(TorchFunctionMode):
             a, b = args[0], args[1] if len(args) > 1 else kwargs["other"]
             if a.dim() < 2 or b.dim() < 2 or not a.is_floating_point():
                 return func(*args, **kwargs)
+            for what, t in (("a", a), ("b", b)):
+                if t.dtype not in _TAKEN:
+                    # A ValueError: torch's @ (which reaches here as Tensor.matmul, as a.matmul(b)
+                    # does) turns a TypeError into NotImplemented, "unsupported operand type(s)".
+                    raise ValueError(f"tcemu.torch.autocast: matmul operand {what} has dtype {t.dtype}; tcemu.torch takes "
+                              f"float32, bfloat16 or float16")
             lay = self._layer_for_site("matmul", a.shape[-1])
             if b.dim() == 2:
                 return _ops.linear(a, b.transpose(0, 1), None, lay)
@@ -75,6 +83,10 @@ def autocast(recipe, *, arch, device_type="cpu", enabled=True):
     """Emulates the GEMMs of the block (see the module docstring). enabled=False runs the
     block unchanged."""
     check_recipe_arch(recipe, arch)
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enabled: True or False, got {enabled!r}")
+    if not isinstance(device_type, str) or device_type not in ("cpu", "cuda"):
+        raise ValueError(f"device_type: {device_type!r}; the torch.autocast region of an AMP recipe is 'cpu' or 'cuda'")
     if not enabled or not recipe.emulated:
         yield
         return

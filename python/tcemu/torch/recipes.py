@@ -36,6 +36,22 @@ class Format(enum.Enum):
     HYBRID = "hybrid"
 
 
+def _format_arg(fmt):
+    """A Format from a Format or its value ('e4m3', 'hybrid'); ValueError naming fp8_format otherwise."""
+    if isinstance(fmt, Format):
+        return fmt
+    try:
+        return Format(fmt)
+    except ValueError:
+        raise ValueError(f"fp8_format: {fmt!r} is not a Format (Format.E4M3, Format.HYBRID, 'e4m3' or 'hybrid')") from None
+
+
+def _bool_arg(value, name):
+    if not isinstance(value, bool):
+        raise TypeError(f"{name}: a bool is required, got {type(value).__name__}")
+    return value
+
+
 def _fmt(fmt, tensor):
     f = Format(fmt) if not isinstance(fmt, Format) else fmt
     return "e5m2" if (f is Format.HYBRID and tensor == "grad_output") else "e4m3"
@@ -78,6 +94,11 @@ class Recipe:
             raise ValueError(f"instr: a dict with keys among {', '.join(ROLES)} is required, got {instr!r}")
         if isinstance(promote_every, bool) or not isinstance(promote_every, int) or promote_every < 0:
             raise ValueError(f"promote_every: a non-negative int is required, got {promote_every!r}")
+        if epilogue is not None:
+            from .._gemm import gemm_epilogue_steps
+            gemm_epilogue_steps(epilogue)  # TypeError / ValueError for what is not an epilogue order
+        from .._arrays import threads_arg
+        threads_arg(threads)  # TypeError / ValueError now, not at the first GEMM
         self.instr_override = dict(instr or {})
         self.promote_every = promote_every
         self.epilogue = epilogue
@@ -209,7 +230,17 @@ class DelayedScaling(Recipe):
             raise ValueError("backward_override: DelayedScaling takes only None (as TransformerEngine)")
         if amax_compute_algo not in ("max", "most_recent"):
             raise ValueError("amax_compute_algo: 'max' or 'most_recent' (a callable is not modelled)")
-        self.fp8_format = Format(fp8_format) if not isinstance(fp8_format, Format) else fp8_format
+        if isinstance(margin, bool) or not isinstance(margin, int):
+            raise TypeError(f"margin: an int is required (TE's margin: int), got {margin!r}")
+        if not -1024 <= margin <= 1024:
+            raise ValueError(f"margin: {margin} is outside -1024..1024 (the scale is divided by 2^margin)")
+        if isinstance(amax_history_len, bool) or not isinstance(amax_history_len, int):
+            raise TypeError(f"amax_history_len: an int is required, got {type(amax_history_len).__name__}")
+        if not 1 <= amax_history_len <= 1 << 20:
+            raise ValueError(f"amax_history_len: {amax_history_len} is outside 1..1048576")
+        if update not in ("fused", "python"):
+            raise ValueError(f"update: 'fused' or 'python', got {update!r}")
+        self.fp8_format = _format_arg(fp8_format)
         self.options = dict(margin=margin, history_len=amax_history_len, amax_compute_algo=amax_compute_algo,
                             update=update)
         self.name = f"te-delayed-{self.fp8_format.value}"
@@ -234,8 +265,8 @@ class Float8CurrentScaling(Recipe):
     def __init__(self, fp8_format=Format.HYBRID, use_power_2_scales=False, backward_override=None, **kw):
         super().__init__(**kw)
         _backward_override(self, backward_override)
-        self.fp8_format = Format(fp8_format) if not isinstance(fp8_format, Format) else fp8_format
-        self.pow2 = bool(use_power_2_scales)
+        self.fp8_format = _format_arg(fp8_format)
+        self.pow2 = _bool_arg(use_power_2_scales, "use_power_2_scales")
         self.name = "te-current"
         self._q = {t: qz.Current(_fmt(self.fp8_format, t), self.pow2) for t in TENSORS}
 
@@ -259,9 +290,9 @@ class Float8BlockScaling(Recipe):
     def __init__(self, fp8_format=Format.E4M3, use_f32_scales=False, backward_override=None, **kw):
         super().__init__(**kw)
         _backward_override(self, backward_override)
-        self.fp8_format = Format(fp8_format) if not isinstance(fp8_format, Format) else fp8_format
+        self.fp8_format = _format_arg(fp8_format)
         self.name = "te-block"
-        p2 = not use_f32_scales
+        p2 = not _bool_arg(use_f32_scales, "use_f32_scales")
         self._q = {"input": qz.BlockFP8(False, "e4m3", p2), "weight": qz.BlockFP8(True, "e4m3", p2),
                    "grad_output": qz.BlockFP8(False, _fmt(self.fp8_format, "grad_output"), p2)}
 
@@ -288,7 +319,7 @@ class MXFP8BlockScaling(Recipe):
     def __init__(self, fp8_format=Format.E4M3, backward_override=None, **kw):
         super().__init__(**kw)
         _backward_override(self, backward_override)
-        self.fp8_format = Format(fp8_format) if not isinstance(fp8_format, Format) else fp8_format
+        self.fp8_format = _format_arg(fp8_format)
         self.name = "te-mxfp8"
         self._q = {t: qz.Blocked("mxfp8-e5m2" if _fmt(self.fp8_format, t) == "e5m2" else "mxfp8", "mx", 32)
                    for t in TENSORS}
@@ -357,8 +388,15 @@ class NVFP4BlockScaling(Recipe):
         if not isinstance(nvfp4_4over6_err_use_fast_math, bool):
             raise TypeError("nvfp4_4over6_err_use_fast_math: a bool is required, got "
                             f"{type(nvfp4_4over6_err_use_fast_math).__name__}")
-        if not isinstance(row_scaled_activation, bool):
-            raise TypeError(f"row_scaled_activation: a bool is required, got {type(row_scaled_activation).__name__}")
+        for flag, value in (("row_scaled_activation", row_scaled_activation), ("disable_rht", disable_rht),
+                            ("disable_stochastic_rounding", disable_stochastic_rounding),
+                            ("disable_2d_quantization", disable_2d_quantization)):
+            if not isinstance(value, bool):
+                raise TypeError(f"{flag}: a bool is required, got {type(value).__name__}")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise TypeError(f"seed: an int is required, got {type(seed).__name__}")
+        if not 0 <= seed < 1 << 64:
+            raise ValueError(f"seed: {seed} is outside 0..2^64-1 (the Philox4x32-10 seed of curand_init)")
         if _in_scope(nvfp4_4over6, "input") and not disable_rht:
             raise ValueError("NVFP4 4over6 quantization does not support RHT (TransformerEngine: 4over6 on "
                              "activations needs disable_rht=True)")

@@ -4,6 +4,7 @@
 #include "tcemu/mma_cuda.hpp"
 
 #include <utility>
+#include <vector>
 
 #include "mma_cuda_run.hpp"
 
@@ -22,8 +23,9 @@ MmaResult run(const DatapathParams& p, const detail::ProblemShape& s, int instr_
   const CudaStatus st = cuda_status(device);
   if (!st.usable) return failed(st.why_not);
   MmaResult r;
-  r.error = cuda_detail::run_on_device(cuda_detail::make_plan(p, s, instr_k, opt), in, device, r.D);
-  if (!r.error.empty()) r.D.clear();
+  std::vector<uint64_t> D;  // the device's 64-bit codes, then held at D's container width
+  r.error = cuda_detail::run_on_device(cuda_detail::make_plan(p, s, instr_k, opt), in, device, D);
+  if (r.error.empty()) r.D = CodeVector(D, d_code_width(p));
   return r;
 }
 

@@ -26,9 +26,10 @@ std::vector<int> chunks_of(const GemmPlan& plan, int K) {
   return plan.chunks.empty() ? std::vector<int>{K} : plan.chunks;
 }
 
-// The sub-problem of K range [k0, k0 + kc): A's columns, B's rows, the scales' blocks; C = +0.
+// The sub-problem of K range [k0, k0 + kc): A's columns, B's rows, the scales' blocks; C = +0
+// (an empty C).
 struct SubProblem {
-  std::vector<uint64_t> A, C, sa, sb;
+  std::vector<uint64_t> A, sa, sb;
   MmaProblem p;
 };
 
@@ -38,12 +39,11 @@ void make_sub(const MmaProblem& prob, int k0, int kc, SubProblem& s) {
   for (size_t m = 0; m < M; ++m)
     std::copy_n(prob.A.begin() + static_cast<std::ptrdiff_t>(m * K + static_cast<size_t>(k0)), kc,
                 s.A.begin() + static_cast<std::ptrdiff_t>(m * static_cast<size_t>(kc)));
-  s.C.assign(M * N, 0);
   s.p = prob;
   s.p.K = kc;
   s.p.A = s.A;
   s.p.B = prob.B.subspan(static_cast<size_t>(k0) * N, static_cast<size_t>(kc) * N);
-  s.p.C = s.C;
+  s.p.C = {};
   if (prob.scale_type) {
     const size_t blk = static_cast<size_t>(prob.scale_block), kb = K / blk, b0 = static_cast<size_t>(k0) / blk,
                  nb = static_cast<size_t>(kc) / blk;

@@ -32,7 +32,7 @@ std::string check_problem(const DatapathParams& p, const ProblemShape& pr, int i
   const size_t M = static_cast<size_t>(pr.M), N = static_cast<size_t>(pr.N), K = static_cast<size_t>(pr.K);
   if (pr.nA != M * K) return "A must hold M*K codes";
   if (pr.nB != K * N) return "B must hold K*N codes";
-  if (pr.nC != M * N) return "C must hold M*N codes";
+  if (pr.nC != 0 && pr.nC != M * N) return "C must hold M*N codes (or none: C = +0)";
   if (std::string e = validate(p, pr.atype, pr.btype, pr.scale_type); !e.empty()) return e;
   const bool scaled = p.kind == DatapathKind::st_fdpa || p.kind == DatapathKind::gst_fdpa;
   if (scaled) {
@@ -95,7 +95,7 @@ class GenericMma final : public PreparedMma {
         N_(static_cast<size_t>(pr.N)),
         K_(static_cast<size_t>(pr.K)) {}
 
-  void run(const DTile& t, uint64_t* D) const override {
+  void run(const DTile& t, CodeSink D) const override {
     const size_t N = N_, K = K_, sper = static_cast<size_t>(dparams_.sper);
     // Columns in blocks whose decoded B stays in cache while every row of A passes over it.
     const size_t nblock = std::max<size_t>(1, (size_t{192} << 10) / (K * sizeof(Operand)));
@@ -104,7 +104,7 @@ class GenericMma final : public PreparedMma {
         for (size_t n = n0; n < std::min(t.n1, n0 + nblock); ++n) {
           const Operand* sa = sper ? &dc_.SA[m * sper] : nullptr;
           const Operand* sb = sper ? &dc_.SB[n * sper] : nullptr;
-          D[m * N + n] = dp::chain_element(sp_, ch_, &dc_.A[m * K], &dc_.Bt[n * K], sa, sb, dp::start_c(ch_, C_[m * N + n]));
+          D.put(m * N + n, dp::chain_element(sp_, ch_, &dc_.A[m * K], &dc_.Bt[n * K], sa, sb, dp::start_c(ch_, C_.empty() ? 0 : C_[m * N + n])));
         }
   }
 
@@ -126,9 +126,9 @@ std::unique_ptr<PreparedMma> prepare_mma(const DatapathParams& p, const MmaProbl
   return std::make_unique<GenericMma>(p, pr, instr_k, opt);
 }
 
-std::vector<uint64_t> compute_all(const PreparedMma& prep, size_t M, size_t N) {
-  std::vector<uint64_t> D(M * N);
-  prep.run(DTile{0, M, 0, N}, D.data());
+CodeVector compute_all(const PreparedMma& prep, size_t M, size_t N, int width) {
+  CodeVector D(M * N, width);
+  prep.run(DTile{0, M, 0, N}, D.sink());
   return D;
 }
 
@@ -150,8 +150,9 @@ MmaResult mma(const MmaProblem& pr, Exec exec, const MmaProgress& progress) {
       detail::prepare_mma(pr.instr.params, pr, pr.instr.instr_k, pr.options, exec);
   MmaResult r;
   const size_t M = static_cast<size_t>(pr.M), N = static_cast<size_t>(pr.N);
-  if (threads <= 1 && !progress) r.D = detail::compute_all(*prep, M, N);
-  else r.D = detail::compute_tiled(*prep, M, N, static_cast<size_t>(pr.K), exec, progress);
+  const int width = d_code_width(pr.instr.params);
+  if (threads <= 1 && !progress) r.D = detail::compute_all(*prep, M, N, width);
+  else r.D = detail::compute_tiled(*prep, M, N, static_cast<size_t>(pr.K), width, exec, progress);
   return r;
 }
 

@@ -160,7 +160,7 @@ std::optional<MmaResult> mma_fast(const DatapathParams& p, const MmaProblem& pr,
   const std::unique_ptr<PreparedMma> prep = prepare_fast(p, pr, instr_k, opt, Exec{1});
   if (!prep) return std::nullopt;
   MmaResult r;
-  r.D = compute_all(*prep, static_cast<size_t>(pr.M), static_cast<size_t>(pr.N));
+  r.D = compute_all(*prep, static_cast<size_t>(pr.M), static_cast<size_t>(pr.N), d_code_width(p));
   return r;
 }
 

@@ -157,7 +157,7 @@ bool build_fdpa(const Ctx& cx, FdpaOps<T>& o, const FdpaPlan& plan, const Exec& 
 }
 
 template <typename T>
-TCEMU_HOT void run_fdpa_body(const Ctx& cx, const FdpaOps<T>& o, const DTile& tile, uint64_t* D) {
+TCEMU_HOT void run_fdpa_body(const Ctx& cx, const FdpaOps<T>& o, const DTile& tile, CodeSink D) {
   const DatapathParams& p = cx.p;
   const size_t K = cx.K, L = cx.L, Np = cx.Npad;
   Fallback fb(cx);
@@ -196,23 +196,23 @@ TCEMU_HOT void run_fdpa_body(const Ctx& cx, const FdpaOps<T>& o, const DTile& ti
           finish_step(cx, k + L, d, c);
         }
       }
-      for (size_t j = 0; j < nv; ++j) D[m * cx.N + n0 + j] = final_d(cx, cur[j]);
+      for (size_t j = 0; j < nv; ++j) D.put(m * cx.N + n0 + j, final_d(cx, cur[j]));
     }
   }
 }
 
 template <typename T>
-void run_fdpa_base(const Ctx& cx, const FdpaOps<T>& o, const DTile& tile, uint64_t* D) {
+void run_fdpa_base(const Ctx& cx, const FdpaOps<T>& o, const DTile& tile, CodeSink D) {
   run_fdpa_body(cx, o, tile, D);
 }
 #ifdef TCEMU_FAST_X86
 template <typename T>
-TCEMU_AVX2 void run_fdpa_avx2(const Ctx& cx, const FdpaOps<T>& o, const DTile& tile, uint64_t* D) {
+TCEMU_AVX2 void run_fdpa_avx2(const Ctx& cx, const FdpaOps<T>& o, const DTile& tile, CodeSink D) {
   run_fdpa_body(cx, o, tile, D);
 }
 // The same loops built for AVX-512, for what the intrinsics kernel does not take.
 template <typename T>
-TCEMU_AVX512 void run_fdpa_avx512_loops(const Ctx& cx, const FdpaOps<T>& o, const DTile& tile, uint64_t* D) {
+TCEMU_AVX512 void run_fdpa_avx512_loops(const Ctx& cx, const FdpaOps<T>& o, const DTile& tile, CodeSink D) {
   run_fdpa_body(cx, o, tile, D);
 }
 #endif
@@ -225,7 +225,7 @@ class PreparedFdpa final : public PreparedMma {
  public:
   PreparedFdpa(const Ctx& cx, size_t chunk) : cx_(cx), chunk_(chunk), isa_(kernel_isa()) {}
   bool build(const FdpaPlan& plan, const Exec& exec) { return build_fdpa(cx_, o_, plan, exec); }
-  void run(const DTile& tile, uint64_t* D) const override {
+  void run(const DTile& tile, CodeSink D) const override {
     if constexpr (std::is_same_v<T, int32_t>)
       if (chunk_) {
         if (isa_ == ConvertIsa::avx512) return run_fdpa_avx512(cx_, o_, chunk_, tile, D);

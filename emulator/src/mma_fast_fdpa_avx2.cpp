@@ -109,7 +109,7 @@ struct FdpaStep {
 bool fdpa_avx2_takes(const Ctx& cx) { return fdpa_sum_fits(cx); }
 
 TCEMU_AVX2 void run_fdpa_avx2_vec(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, const DTile& tile,
-                                  uint64_t* D) {
+                                  CodeSink D) {
   const RoundTowardZero rz;  // finish4's conversion
   FdpaStep step{cx, o, chunk, {_mm256_set1_epi32(cx.p.e_zero), _mm256_set1_epi32(cx.p.F), _mm256_set1_epi32(o.r0)}};
   run_steps(cx, o.spA.data(), o.spB.data(), step, tile, D);
@@ -121,7 +121,7 @@ TCEMU_AVX2 void run_fdpa_avx2_vec(const Ctx& cx, const FdpaOps<int32_t>& o, size
 
 namespace tcemu::detail::fast {
 bool fdpa_avx2_takes(const Ctx&) { return false; }
-void run_fdpa_avx2_vec(const Ctx&, const FdpaOps<int32_t>&, size_t, const DTile&, uint64_t*) {}
+void run_fdpa_avx2_vec(const Ctx&, const FdpaOps<int32_t>&, size_t, const DTile&, CodeSink) {}
 }  // namespace tcemu::detail::fast
 
 #endif

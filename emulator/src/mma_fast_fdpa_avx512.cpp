@@ -106,7 +106,7 @@ struct FdpaStep {
 bool fdpa_avx512_takes(const Ctx& cx) { return takes_rounding(cx); }
 
 TCEMU_AVX512 void run_fdpa_avx512(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, const DTile& tile,
-                                  uint64_t* D) {
+                                  CodeSink D) {
   FdpaStep step{cx, o, chunk, {_mm512_set1_epi32(cx.p.e_zero), _mm512_set1_epi32(cx.p.F), _mm512_set1_epi32(o.r0)}};
   run_steps(cx, o.spA.data(), o.spB.data(), step, tile, D);
 }
@@ -117,7 +117,7 @@ TCEMU_AVX512 void run_fdpa_avx512(const Ctx& cx, const FdpaOps<int32_t>& o, size
 
 namespace tcemu::detail::fast {
 bool fdpa_avx512_takes(const Ctx&) { return false; }
-void run_fdpa_avx512(const Ctx&, const FdpaOps<int32_t>&, size_t, const DTile&, uint64_t*) {}
+void run_fdpa_avx512(const Ctx&, const FdpaOps<int32_t>&, size_t, const DTile&, CodeSink) {}
 }  // namespace tcemu::detail::fast
 
 #endif

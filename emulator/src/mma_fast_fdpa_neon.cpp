@@ -114,7 +114,7 @@ struct FdpaStep {
 
 bool fdpa_neon_takes(const Ctx& cx) { return fdpa_sum_fits(cx); }
 
-void run_fdpa_neon(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, const DTile& tile, uint64_t* D) {
+void run_fdpa_neon(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, const DTile& tile, CodeSink D) {
   FdpaStep step{cx, o, chunk, {vdupq_n_s32(cx.p.e_zero), vdupq_n_s32(cx.p.F), vdupq_n_s32(o.r0)}};
   run_steps(cx, o.spA.data(), o.spB.data(), step, tile, D);
 }
@@ -125,7 +125,7 @@ void run_fdpa_neon(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, const
 
 namespace tcemu::detail::fast {
 bool fdpa_neon_takes(const Ctx&) { return false; }
-void run_fdpa_neon(const Ctx&, const FdpaOps<int32_t>&, size_t, const DTile&, uint64_t*) {}
+void run_fdpa_neon(const Ctx&, const FdpaOps<int32_t>&, size_t, const DTile&, CodeSink) {}
 }  // namespace tcemu::detail::fast
 
 #endif

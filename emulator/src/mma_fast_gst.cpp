@@ -45,7 +45,7 @@ Scale to_scale(const Operand& o) {
   return s;
 }
 
-TCEMU_HOT void run_gst_body(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D) {
+TCEMU_HOT void run_gst_body(const Ctx& cx, const GstOps& o, const DTile& tile, CodeSink D) {
   const DatapathParams& p = cx.p;
   const size_t N = cx.N, K = cx.K, L = cx.L, S = cx.nsteps, Np = cx.Npad;
   const size_t G = static_cast<size_t>(p.group), gpl = L / G, ng = K / G;
@@ -96,17 +96,17 @@ TCEMU_HOT void run_gst_body(const Ctx& cx, const GstOps& o, const DTile& tile, u
           finish_step(cx, k + L, d, c);
         }
       }
-      for (size_t j = 0; j < nv; ++j) D[m * N + n0 + j] = final_d(cx, cur[j]);
+      for (size_t j = 0; j < nv; ++j) D.put(m * N + n0 + j, final_d(cx, cur[j]));
     }
   }
 }
 
-void run_gst_base(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D) { run_gst_body(cx, o, tile, D); }
+void run_gst_base(const Ctx& cx, const GstOps& o, const DTile& tile, CodeSink D) { run_gst_body(cx, o, tile, D); }
 #ifdef TCEMU_FAST_X86
-TCEMU_AVX2 void run_gst_avx2(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D) {
+TCEMU_AVX2 void run_gst_avx2(const Ctx& cx, const GstOps& o, const DTile& tile, CodeSink D) {
   run_gst_body(cx, o, tile, D);
 }
-TCEMU_AVX512 void run_gst_avx512(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D) {
+TCEMU_AVX512 void run_gst_avx512(const Ctx& cx, const GstOps& o, const DTile& tile, CodeSink D) {
   run_gst_body(cx, o, tile, D);
 }
 #endif
@@ -138,7 +138,7 @@ class PreparedGst final : public PreparedMma {
            (isa == ConvertIsa::baseline && gst_neon_takes(cx_));  // NEON: aarch64's one build
     if (vec_) o_.sbv = gst_vector_scales(cx_, o_, exec);
   }
-  void run(const DTile& tile, uint64_t* D) const override {
+  void run(const DTile& tile, CodeSink D) const override {
     switch (kernel_isa()) {
 #ifdef TCEMU_FAST_X86
       case ConvertIsa::avx512: return vec_ ? run_gst_avx512_vec(cx_, o_, tile, D) : run_gst_avx512(cx_, o_, tile, D);

@@ -106,7 +106,7 @@ struct GstStep {
 
 bool gst_avx2_takes(const Ctx& cx) { return gst_sum_fits(cx) && cx.L / static_cast<size_t>(cx.p.group) <= kMaxGroups; }
 
-TCEMU_AVX2 void run_gst_avx2_vec(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D) {
+TCEMU_AVX2 void run_gst_avx2_vec(const Ctx& cx, const GstOps& o, const DTile& tile, CodeSink D) {
   const RoundTowardZero rz;  // finish4's conversion
   GstStep step{cx, o, o.sbv};
   run_steps(cx, o.spA.data(), o.spB.data(), step, tile, D);
@@ -118,7 +118,7 @@ TCEMU_AVX2 void run_gst_avx2_vec(const Ctx& cx, const GstOps& o, const DTile& ti
 
 namespace tcemu::detail::fast {
 bool gst_avx2_takes(const Ctx&) { return false; }
-void run_gst_avx2_vec(const Ctx&, const GstOps&, const DTile&, uint64_t*) {}
+void run_gst_avx2_vec(const Ctx&, const GstOps&, const DTile&, CodeSink) {}
 }  // namespace tcemu::detail::fast
 
 #endif

@@ -102,7 +102,7 @@ struct GstStep {
 
 bool gst_avx512_takes(const Ctx& cx) { return takes_rounding(cx) && cx.L / static_cast<size_t>(cx.p.group) <= kMaxGroups; }
 
-TCEMU_AVX512 void run_gst_avx512_vec(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D) {
+TCEMU_AVX512 void run_gst_avx512_vec(const Ctx& cx, const GstOps& o, const DTile& tile, CodeSink D) {
   GstStep step{cx, o, o.sbv};
   run_steps(cx, o.spA.data(), o.spB.data(), step, tile, D);
 }
@@ -113,7 +113,7 @@ TCEMU_AVX512 void run_gst_avx512_vec(const Ctx& cx, const GstOps& o, const DTile
 
 namespace tcemu::detail::fast {
 bool gst_avx512_takes(const Ctx&) { return false; }
-void run_gst_avx512_vec(const Ctx&, const GstOps&, const DTile&, uint64_t*) {}
+void run_gst_avx512_vec(const Ctx&, const GstOps&, const DTile&, CodeSink) {}
 }  // namespace tcemu::detail::fast
 
 #endif

@@ -104,7 +104,7 @@ struct GstStep {
 
 bool gst_neon_takes(const Ctx& cx) { return gst_sum_fits(cx) && cx.L / static_cast<size_t>(cx.p.group) <= kMaxGroups; }
 
-void run_gst_neon(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D) {
+void run_gst_neon(const Ctx& cx, const GstOps& o, const DTile& tile, CodeSink D) {
   GstStep step{cx, o, o.sbv};
   run_steps(cx, o.spA.data(), o.spB.data(), step, tile, D);
 }
@@ -115,7 +115,7 @@ void run_gst_neon(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D
 
 namespace tcemu::detail::fast {
 bool gst_neon_takes(const Ctx&) { return false; }
-void run_gst_neon(const Ctx&, const GstOps&, const DTile&, uint64_t*) {}
+void run_gst_neon(const Ctx&, const GstOps&, const DTile&, CodeSink) {}
 }  // namespace tcemu::detail::fast
 
 #endif

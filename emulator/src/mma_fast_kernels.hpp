@@ -101,7 +101,7 @@ inline size_t bpos(const Ctx& cx, size_t k, size_t n) { return (n / kNB) * cx.K 
 // The chain of D element (m, n) begun as the generic loop begins it: C, or +0 without scale-d,
 // scaled by scale-input-d (dp::start_c), then dp::chain_begin.
 TCEMU_HOT void begin_chain(const Ctx& cx, Acc& a, size_t m, size_t n) {
-  a.chain = dp::chain_begin(cx.ch, dp::start_c(cx.ch, cx.pr.C[m * cx.N + n]));
+  a.chain = dp::chain_begin(cx.ch, dp::start_c(cx.ch, cx.pr.C.empty() ? 0 : cx.pr.C[m * cx.N + n]));
   decode_chain(a, cx.acc_layout);
 }
 
@@ -203,17 +203,17 @@ TCEMU_HOT FdpaStepOps fdpa_step_ops(const Ctx& cx, const FdpaOps<int32_t>& o, si
 // whose every product fits an int32 (the sums are formed in int32 over runs of `chunk` terms
 // and added in int64).
 bool fdpa_avx512_takes(const Ctx& cx);
-void run_fdpa_avx512(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, const DTile& tile, uint64_t* D);
+void run_fdpa_avx512(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, const DTile& tile, CodeSink D);
 
 // The AVX2 form of that kernel (mma_fast_fdpa_avx2.cpp): whether it takes these parameters
 // (fdpa_sum_fits), and the kernel.
 bool fdpa_avx2_takes(const Ctx& cx);
-void run_fdpa_avx2_vec(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, const DTile& tile, uint64_t* D);
+void run_fdpa_avx2_vec(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, const DTile& tile, CodeSink D);
 
 // The NEON form of that kernel on aarch64 (mma_fast_fdpa_neon.cpp): whether it takes these
 // parameters (fdpa_sum_fits), and the kernel.
 bool fdpa_neon_takes(const Ctx& cx);
-void run_fdpa_neon(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, const DTile& tile, uint64_t* D);
+void run_fdpa_neon(const Ctx& cx, const FdpaOps<int32_t>& o, size_t chunk, const DTile& tile, CodeSink D);
 
 // A GST-FDPA block scale, decoded.
 struct Scale {
@@ -243,14 +243,14 @@ struct GstOps {
 // (o.sbv from o.sB, built by mma_fast_gst.cpp; the AVX2 and NEON kernels read them too), and
 // the kernel.
 bool gst_avx512_takes(const Ctx& cx);
-void run_gst_avx512_vec(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D);
+void run_gst_avx512_vec(const Ctx& cx, const GstOps& o, const DTile& tile, CodeSink D);
 // The AVX2 form of that kernel (mma_fast_gst_avx2.cpp), on the same scales: whether it takes
 // these parameters (gst_sum_fits, at most 64 groups a step), and the kernel.
 bool gst_avx2_takes(const Ctx& cx);
-void run_gst_avx2_vec(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D);
+void run_gst_avx2_vec(const Ctx& cx, const GstOps& o, const DTile& tile, CodeSink D);
 // The NEON form on aarch64 (mma_fast_gst_neon.cpp), on the same scales.
 bool gst_neon_takes(const Ctx& cx);
-void run_gst_neon(const Ctx& cx, const GstOps& o, const DTile& tile, uint64_t* D);
+void run_gst_neon(const Ctx& cx, const GstOps& o, const DTile& tile, CodeSink D);
 
 // The problems decoded for the kernels: nullptr when the operands leave the range a kernel's
 // integer width holds. Decoding runs on exec's threads.

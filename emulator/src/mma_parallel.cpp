@@ -41,19 +41,20 @@ TilePlan plan_tiles(size_t M, size_t N, size_t tiles, size_t threads) {
   return best;
 }
 
-std::vector<uint64_t> compute_tiled(const PreparedMma& prep, size_t M, size_t N, size_t K, const Exec& exec,
-                                    const MmaProgress& progress) {
+CodeVector compute_tiled(const PreparedMma& prep, size_t M, size_t N, size_t K, int width, const Exec& exec,
+                         const MmaProgress& progress) {
   // Four tiles a thread; with a progress report at least 8, so that it moves.
   const size_t T = static_cast<size_t>(thread_count(exec));
   const TilePlan plan = plan_tiles(M, N, progress ? std::max<size_t>(4 * T, 8) : 4 * T, T);
-  std::vector<uint64_t> D(M * N, 0);
+  CodeVector D(M * N, width);  // tiles write disjoint elements (whole bytes each)
+  const CodeSink out = D.sink();
   std::mutex progress_lock;
   double done = 0;
   const double total = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
   parallel_for(plan.row_tiles * plan.col_tiles, exec, [&](size_t t) {
     const size_t m0 = (t / plan.col_tiles) * plan.rows, n0 = (t % plan.col_tiles) * plan.cols;
     const DTile tile{m0, std::min(M, m0 + plan.rows), n0, std::min(N, n0 + plan.cols)};
-    prep.run(tile, D.data());
+    prep.run(tile, out);
     if (progress) {
       std::lock_guard<std::mutex> g(progress_lock);
       done += static_cast<double>(tile.m1 - m0) * static_cast<double>(tile.n1 - n0) * static_cast<double>(K);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "tcemu/code_vector.hpp"
 #include "tcemu/mma.hpp"
 #include "tcemu/parallel.hpp"
 
@@ -31,7 +32,7 @@ class PreparedMma {
   virtual ~PreparedMma() = default;
   // Writes the tile's elements of D (row-major M x N). Const and without shared mutable
   // state: tiles may run on several threads at once.
-  virtual void run(const DTile& tile, uint64_t* D) const = 0;
+  virtual void run(const DTile& tile, CodeSink D) const = 0;
 };
 
 // The problem decoded by the fast path (mma_fast.cpp) when it takes it, else by the generic
@@ -40,7 +41,8 @@ class PreparedMma {
 std::unique_ptr<PreparedMma> prepare_mma(const DatapathParams& p, const MmaProblem& pr, int instr_k,
                                          const MmaOptions& opt, const Exec& exec);
 
-// All M x N elements of D from `prep`, on the calling thread.
-std::vector<uint64_t> compute_all(const PreparedMma& prep, size_t M, size_t N);
+// All M x N elements of D from `prep`, on the calling thread, as codes of `width` bytes
+// (d_code_width).
+CodeVector compute_all(const PreparedMma& prep, size_t M, size_t N, int width);
 
 }  // namespace tcemu::detail

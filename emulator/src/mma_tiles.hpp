@@ -22,7 +22,7 @@ TilePlan plan_tiles(size_t M, size_t N, size_t tiles, size_t threads);
 
 // All M x N elements of D from `prep`, tile by tile on thread_count(exec) threads, reporting
 // each finished tile to `progress` (may be empty). The same D as compute_all.
-std::vector<uint64_t> compute_tiled(const PreparedMma& prep, size_t M, size_t N, size_t K, const Exec& exec,
-                                    const MmaProgress& progress);
+CodeVector compute_tiled(const PreparedMma& prep, size_t M, size_t N, size_t K, int width, const Exec& exec,
+                         const MmaProgress& progress);
 
 }  // namespace tcemu::detail

@@ -29,8 +29,7 @@ MmaInputs mma_inputs(const Case& c) {
   in.A = c.operands.at("A").logical();
   in.B = c.operands.at("B").logical();
   auto it = c.operands.find("C");
-  if (it != c.operands.end()) in.C = it->second.logical();
-  else if (c.op == OpKind::mma) in.C.assign(static_cast<size_t>(c.mma.M) * static_cast<size_t>(c.mma.N), 0);
+  if (it != c.operands.end()) in.C = it->second.logical();  // else empty: C = +0 (MmaProblem)
   if (c.mma.entry->scale_type) {
     in.sa = c.operands.at("scale_A").logical();
     in.sb = c.operands.at("scale_B").logical();
@@ -64,7 +63,7 @@ std::vector<uint64_t> evaluate(const Case& c) {
       // On every core (thread_count's default); inside generate_mma_cases' parallel loop, on one.
       MmaResult r = mma(in.problem(c).with(*c.mma.entry, c.mma.options), Exec{});
       if (!r.error.empty()) throw GoldenError("case " + c.name + ": the emulator refuses it: " + r.error);
-      return std::move(r.D);
+      return r.D.values();
     }
     case OpKind::convert: {
       const Array& x = c.operands.at("x");

@@ -439,7 +439,7 @@ Case generate_mma(const MmaGenRequest& q) {
     const MmaInputs in = mma_inputs(c);
     MmaResult r = q.compute(e, in.problem(c), m.options);
     if (!r.error.empty()) throw GoldenError("case " + c.name + ": " + r.error);
-    D = std::move(r.D);
+    D = r.D.values();
   } else {
     D = evaluate(c);
   }

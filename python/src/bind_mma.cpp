@@ -151,14 +151,9 @@ MmaOptions make_options(int promote_every, bool negate_a, bool negate_b, bool sc
   return o;
 }
 
-py::array to_acc_array(const InstrEntry& e, const std::vector<uint64_t>& D, std::vector<py::ssize_t> shape) {
-  if (e.dtype == AccType::s32) {
-    py::array_t<int32_t> out(shape);
-    int32_t* p = out.mutable_data();
-    for (size_t i = 0; i < D.size(); ++i) p[i] = static_cast<int32_t>(static_cast<uint32_t>(D[i]));
-    return out;
-  }
-  return narrow(D, e.dtype == AccType::f16 ? 2 : 4, shape);
+py::array to_acc_array(const InstrEntry& e, CodeVector&& D, std::vector<py::ssize_t> shape) {
+  if (e.dtype == AccType::s32) return narrow(std::move(D), 4, std::move(shape), true);
+  return narrow(std::move(D), e.dtype == AccType::f16 ? 2 : 4, std::move(shape));
 }
 
 py::array mma_codes(const std::string& arch, const std::string& instr, const std::optional<std::string>& atype,
@@ -169,8 +164,7 @@ py::array mma_codes(const std::string& arch, const std::string& instr, const std
                     bool negate_b, bool scale_d, int scale_input_d, int threads, int device) {
   const InstrEntry& e = lookup(arch, instr, atype, btype, dtype, stype);
   std::vector<uint64_t> A = widen(a), B = widen(b), C, SA, SB;
-  if (c) C = widen(*c);
-  else C.assign(static_cast<size_t>(M) * static_cast<size_t>(N), 0);
+  if (c) C = widen(*c);  // else empty: C = +0 everywhere
   if (sa) SA = widen(*sa);
   if (sb) SB = widen(*sb);
   const MmaProblem p =
@@ -186,7 +180,7 @@ py::array mma_codes(const std::string& arch, const std::string& instr, const std
   }
   if (!r.error.empty() && device >= 0) throw_device_error(r.error, device);
   if (!r.error.empty()) throw py::value_error(r.error);
-  return to_acc_array(e, r.D, {static_cast<py::ssize_t>(M), static_cast<py::ssize_t>(N)});
+  return to_acc_array(e, std::move(r.D), {static_cast<py::ssize_t>(M), static_cast<py::ssize_t>(N)});
 }
 
 py::array mma_params_codes(const py::dict& params, const std::string& atype_name, const std::string& btype_name,
@@ -202,8 +196,7 @@ py::array mma_params_codes(const py::dict& params, const std::string& atype_name
   const std::string err = validate(p, at, bt, st);
   if (!err.empty()) throw py::value_error("params: " + err);
   std::vector<uint64_t> A = widen(a), B = widen(b), C, SA, SB;
-  if (c) C = widen(*c);
-  else C.assign(static_cast<size_t>(M) * static_cast<size_t>(N), 0);
+  if (c) C = widen(*c);  // else empty: C = +0 everywhere
   if (sa) SA = widen(*sa);
   if (sb) SB = widen(*sb);
   MmaProblem prob;
@@ -231,13 +224,8 @@ py::array mma_params_codes(const py::dict& params, const std::string& atype_name
   if (!r.error.empty() && device >= 0) throw_device_error(r.error, device);
   if (!r.error.empty()) throw py::value_error(r.error);
   const std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(M), static_cast<py::ssize_t>(N)};
-  if (p.kind == DatapathKind::integer) {
-    py::array_t<int32_t> out(shape);
-    int32_t* q = out.mutable_data();
-    for (size_t i = 0; i < r.D.size(); ++i) q[i] = static_cast<int32_t>(static_cast<uint32_t>(r.D[i]));
-    return out;
-  }
-  return narrow(r.D, output_format(p.rounding) == Fmt::f16 ? 2 : 4, shape);
+  if (p.kind == DatapathKind::integer) return narrow(std::move(r.D), 4, shape, true);
+  return narrow(std::move(r.D), output_format(p.rounding) == Fmt::f16 ? 2 : 4, shape);
 }
 
 // An operand in GPU memory as the Python layer passes it: (device pointer, itemsize, count), or
@@ -276,7 +264,7 @@ py::array mma_device_codes(const std::string& arch, const std::string& instr, co
     r = mma(p, exec_of(1, device));
   }
   if (!r.error.empty()) throw_device_error(r.error, device);
-  return to_acc_array(e, r.D, {static_cast<py::ssize_t>(M), static_cast<py::ssize_t>(N)});
+  return to_acc_array(e, std::move(r.D), {static_cast<py::ssize_t>(M), static_cast<py::ssize_t>(N)});
 }
 
 py::object dot_code(const std::string& arch, const std::string& instr, const std::optional<std::string>& atype,

@@ -7,10 +7,12 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "tcemu/code_vector.hpp"
 #include "tcemu/format.hpp"
 #include "tcemu/parallel.hpp"
 
@@ -84,6 +86,20 @@ inline py::array narrow(const std::vector<uint64_t>& codes, int bytes, std::vect
     default: for (size_t i = 0; i < n; ++i) reinterpret_cast<uint64_t*>(p)[i] = codes[i]; break;
   }
   return out;
+}
+
+// Codes already at their container width (mma's D) as an array of `bytes`-byte items
+// (int32 for signed32 with 4 bytes). Where the widths agree the array takes the codes' memory
+// over (no copy: D is held once, at its container width); else it is a narrowing copy.
+inline py::array narrow(CodeVector&& codes, int bytes, std::vector<py::ssize_t> shape, bool signed32 = false) {
+  if (codes.width() != bytes) return narrow(codes.values(), bytes, std::move(shape));
+  py::dtype dt = bytes == 1   ? py::dtype::of<uint8_t>()
+                 : bytes == 2 ? py::dtype::of<uint16_t>()
+                 : bytes == 4 ? (signed32 ? py::dtype::of<int32_t>() : py::dtype::of<uint32_t>())
+                              : py::dtype::of<uint64_t>();
+  auto* held = new CodeVector(std::move(codes));
+  py::capsule owner(held, [](void* p) { delete static_cast<CodeVector*>(p); });
+  return py::array(dt, std::move(shape), held->data(), owner);
 }
 
 void init_formats(py::module_& m);

@@ -366,7 +366,7 @@ Backend emulating_backend(const tcemu::InstrEntry& e) {
     }
     tcemu::MmaResult r = tcemu::mma(p.with(e), tcemu::Exec{1});
     if (!r.error.empty()) throw std::runtime_error(r.error);
-    return r.D;
+    return r.D.values();
   };
   be.mma_sync = [=](const InstrInfo& in, int tiles, const std::vector<uint32_t>& a, const std::vector<uint32_t>& b,
                     const std::vector<uint32_t>& c, const std::vector<uint32_t>& sa, const std::vector<uint32_t>& sb,

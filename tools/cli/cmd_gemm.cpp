@@ -3,10 +3,10 @@
 // and the epilogue (--alpha, --beta, --a-scale, --b-scale, --bias, --epilogue, --out-type,
 // --out-round, --satfinite). D is written as codes of the output type; the JSON side file
 // records the plan that was run (chunks, combine, epilogue steps, scalars as f32 codes).
-#include <limits>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>

@@ -3,9 +3,9 @@
 //          convention, or a PTX cvt spelling, from named distributions and a seed.
 //   check  reads a file (every check of the format) and, for cases tcemu generated,
 //          recomputes them with the emulator.
-#include <limits>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <mutex>
 

@@ -8,7 +8,6 @@
 // JSON side file says what was computed. --device cuda computes D with the emulator's CUDA
 // kernels (docs/gpu-emulation.md): the same D, bit for bit. --rows / --cols compute one block of D
 // (docs/dask.md: a GEMM split over any scheduler).
-#include <limits>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,8 +19,10 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "cli_device.hpp"
 #include "cli_operands.hpp"
@@ -211,9 +212,7 @@ MmaOperands read_operands(const MmaArgs& g, const InstrEntry& e, const Orders& o
     if (o.C.rows != o.M || o.C.cols != o.N)
       throw InputError(g.c + ": C must be " + std::to_string(o.M) + " x " + std::to_string(o.N) + " (M x N), not " +
                        std::to_string(o.C.rows) + " x " + std::to_string(o.C.cols));
-  } else {
-    o.C.codes.assign(o.M * o.N, 0);
-  }
+  }  // else no codes: C = +0 everywhere (MmaProblem's empty C)
   if (e.scale_type) read_scales(g, e, o);
   return o;
 }
@@ -256,7 +255,7 @@ nlohmann::json select_block(const MmaArgs& g, MmaOperands& o) {
   nlohmann::json rec = {{"rows", {r0, r1}}, {"cols", {c0, c1}}, {"of", {{"M", o.M}, {"N", o.N}}}};
   o.A = sub_matrix(o.A, r0, r1, 0, o.K);
   o.B = sub_matrix(o.B, 0, o.K, c0, c1);
-  o.C = sub_matrix(o.C, r0, r1, c0, c1);
+  o.C = o.C.codes.empty() ? Matrix{r1 - r0, c1 - c0, {}} : sub_matrix(o.C, r0, r1, c0, c1);
   if (!o.SA.codes.empty()) {
     o.SA = sub_matrix(o.SA, r0, r1, 0, o.SA.cols);
     o.SB = sub_matrix(o.SB, c0, c1, 0, o.SB.cols);
@@ -276,9 +275,9 @@ MmaOptions mma_options(const MmaArgs& g) {
   return o;
 }
 
-// D (row-major codes) on the chosen device.
-std::vector<uint64_t> compute_d(const MmaArgs& g, const InstrEntry& e, const MmaOperands& ops, const MmaOptions& o,
-                                const DeviceSpec& dev) {
+// D (row-major codes, at the accumulator's container width) on the chosen device.
+CodeVector compute_d(const MmaArgs& g, const InstrEntry& e, const MmaOperands& ops, const MmaOptions& o,
+                     const DeviceSpec& dev) {
   const MmaProblem p = make_problem(e, static_cast<int>(ops.M), static_cast<int>(ops.N), static_cast<int>(ops.K),
                                     ops.A.codes, ops.B.codes, ops.C.codes, ops.SA.codes, ops.SB.codes, o);
   ProgressBar bar(!g.quiet && isatty(STDERR_FILENO) && dev.kind == DeviceSpec::Kind::cpu);
@@ -320,8 +319,9 @@ nlohmann::json side_record(const MmaArgs& g, const InstrEntry& e, const MmaOpera
 }
 
 // --values: D's values (f32; f64 for s32) beside the codes, recorded in the side file.
-void write_values(const MmaArgs& g, const InstrEntry& e, const std::vector<uint64_t>& d,
-                  const std::vector<size_t>& dshape, nlohmann::json& side) {
+template <typename Codes>  // std::vector<uint64_t> or CodeVector
+void write_values(const MmaArgs& g, const InstrEntry& e, const Codes& d, const std::vector<size_t>& dshape,
+                  nlohmann::json& side) {
   const std::string vpath = values_file(g.out);
   std::vector<uint64_t> bits(d.size());
   std::string descr;
@@ -350,24 +350,31 @@ int run_mma(const MmaArgs& g) {
   MmaOperands ops = read_operands(g, e, ord);
   const nlohmann::json block = select_block(g, ops);
   const MmaOptions o = mma_options(g);
-  std::vector<uint64_t> rowmajor = compute_d(g, e, ops, o, dev);
+  CodeVector rowmajor = compute_d(g, e, ops, o, dev);
   nlohmann::json side = side_record(g, e, ops, o, dev);
   if (!block.is_null()) side["block"] = block;
   const size_t M = ops.M, N = ops.N;
   for (Matrix* m : {&ops.A, &ops.B, &ops.C, &ops.SA, &ops.SB}) std::vector<uint64_t>().swap(m->codes);  // D alone from here on
 
   // D in its storage order, as codes; optionally as values.
-  std::vector<uint64_t> d;
-  if (ord.d) {
-    d.resize(M * N);
-    transpose(rowmajor.data(), d.data(), N, M);  // d is N x M
-  } else {
-    d = std::move(rowmajor);
-  }
   const ElemType acc_t = golden::elem_type(acc_format(e.dtype));
   const std::vector<size_t> dshape = ord.d ? std::vector<size_t>{N, M} : std::vector<size_t>{M, N};
-  io::write_npy(g.out, io::make_npy(golden::npy_descr(acc_t), dshape, d));
-  if (g.values) write_values(g, e, d, dshape, side);
+  if (ord.d) {
+    std::vector<uint64_t> d(M * N);
+    transpose(rowmajor.values().data(), d.data(), N, M);  // d is N x M
+    io::write_npy(g.out, io::make_npy(golden::npy_descr(acc_t), dshape, d));
+    if (g.values) write_values(g, e, d, dshape, side);
+  } else {
+    // Row order: the codes' bytes as they are (D's container width is the .npy item's; the
+    // hosts tcemu builds on are little-endian, as .npy's '<' items).
+    static_assert(std::endian::native == std::endian::little);
+    io::NpyArray a{golden::npy_descr(acc_t), dshape, {}};
+    if (a.item_size() != static_cast<size_t>(rowmajor.width())) throw std::logic_error("D's width is not its .npy item's");
+    const auto* bytes = static_cast<const uint8_t*>(rowmajor.data());
+    a.data.assign(bytes, bytes + rowmajor.bytes());
+    io::write_npy(g.out, a);
+    if (g.values) write_values(g, e, rowmajor, dshape, side);
+  }
   const std::string spath = side_file(g.out);
   std::ofstream js(spath);
   js << side.dump(2) << "\n";

@@ -39,11 +39,14 @@ MmaResult run_emulated(const InstrEntry& e, const MmaProblem& pr, const MmaOptio
   r.error = detail::check_mma(e, s, opt);
   if (!r.error.empty()) return r;
   const cuda_detail::ProblemCodes in{{pr.A.data(), 8}, {pr.B.data(), 8}, {pr.C.data(), 8}, {pr.sa.data(), 8}, {pr.sb.data(), 8}};
-  r.D = cuda_detail::run_plan_on_host(cuda_detail::make_plan(e.params, s, e.K, opt), in, true);
+  r.D = CodeVector(cuda_detail::run_plan_on_host(cuda_detail::make_plan(e.params, s, e.K, opt), in, true),
+                   d_code_width(e.params));
   return r;
 }
 
-size_t differences(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
+// Codes that differ between a and b (vectors of uint64_t or CodeVectors).
+template <typename X, typename Y>
+size_t differences(const X& a, const Y& b) {
   if (a.size() != b.size()) return std::max(a.size(), b.size());
   size_t n = 0;
   for (size_t i = 0; i < a.size(); ++i) n += a[i] != b[i];

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tcemu/catalog.hpp"
+#include "tcemu/code_vector.hpp"
 #include "tcemu/datapath.hpp"
 #include "tcemu/format.hpp"
 #include "tcemu/parallel.hpp"
@@ -62,7 +63,8 @@ struct DeviceOperands {
 
 // One product D = A*B + C, all that describes it: the operands, the instruction (or datapath
 // parameters) and the options. Row-major codes: A is M x K, B is K x N, C and D are M x N
-// (accumulator codes: f32, f16 or int32 two's complement). Scales: sa is M x (K / block) (row
+// (accumulator codes: f32, f16 or int32 two's complement); an empty C is +0 everywhere (no
+// M x N zeros to hold). Scales: sa is M x (K / block) (row
 // m's scale of block kb at m * (K/block) + kb), sb is N x (K / block) (column n's scale of
 // block kb at n * (K/block) + kb).
 struct MmaProblem {
@@ -87,9 +89,14 @@ struct MmaProblem {
   }
 };
 
+// The container width of D's codes: 2 bytes for an f16 D, 4 for f32 and s32.
+constexpr int d_code_width(const DatapathParams& p) {
+  return p.kind != DatapathKind::integer && output_format(p.rounding) == Fmt::f16 ? 2 : 4;
+}
+
 struct MmaResult {
-  std::vector<uint64_t> D;  // M x N row-major; empty on error
-  std::string error;        // what was wrong with the problem, when D is empty
+  CodeVector D;       // M x N row-major, d_code_width bytes an element; empty on error
+  std::string error;  // what was wrong with the problem, when D is empty
 };
 
 // The problem of instruction e's operand types over M x N x K with these codes (laid out as

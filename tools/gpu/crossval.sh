@@ -81,7 +81,8 @@ if [ -z "$BIN" ]; then
     echo "  (it is header-only: copy /usr/include/nlohmann from a machine that has it into build-deps/include/)" >&2
     exit 2
   }
-  # tcemu-gpu parses its command line with CLI11 (header-only too), looked for beside it.
+  # tcemu-gpu and cvt_check parse their command lines with CLI11 (header-only too), looked for
+  # beside it.
   [ -f "$JSON_INCLUDE/CLI/CLI.hpp" ] || [ -f /usr/include/CLI/CLI.hpp ] || {
     echo "crossval.sh: CLI/CLI.hpp (CLI11) not found in $JSON_INCLUDE or /usr/include: copy /usr/include/CLI from a machine that has it there" >&2
     exit 2
@@ -195,9 +196,11 @@ DEV_PID=$!
     -o "$BUILD/cvt_device.o" >"$BUILD/cvt_device.log" 2>&1 ) &
 CVTDEV_PID=$!
 CVT_BUILD=1
-# cvt_check for the present GPU's target: it sweeps the cvt variants that exist there.
+# cvt_check for the present GPU's target: it sweeps the cvt variants that exist there. Its
+# command line is parsed by cvt_check_args.cpp (CLI11: g++, with INC's CLI11 folder).
 ( "$NVCC" -std=c++20 -O3 -gencode=arch=$GEN,code=$ARCH -Iemulator/include -Itools/gpu -c tools/gpu/cvt_check.cu \
-    -o "$BUILD/cvt_check.o" >"$BUILD/cvt_check.log" 2>&1 ) &
+    -o "$BUILD/cvt_check.o" >"$BUILD/cvt_check.log" 2>&1 &&
+  "$CXX" -std=c++20 -O2 $INC -c tools/gpu/cvt_check_args.cpp -o "$BUILD/cvt_check_args.o" >>"$BUILD/cvt_check.log" 2>&1 ) &
 CVT_PID=$!
 build_host || { tail -30 "$LOG"; return 2; }
 wait "$DEV_PID" || { cat "$BUILD/mma_device.log"; return 2; }
@@ -205,7 +208,7 @@ for p in "${WG_PIDS[@]}"; do wait "$p" || return 2; done
 wait "$CVTDEV_PID" || { cat "$BUILD/cvt_device.log"; return 2; }
 "$NVCC" -gencode=arch=$GEN,code=$ARCH "$BUILD"/obj/*.o "${DEV_OBJS[@]}" "$BUILD/cvt_device.o" -lpthread \
   -o "$BUILD/tcemu-gpu" >>"$LOG" 2>&1 || { tail -30 "$LOG"; return 2; }
-wait "$CVT_PID" && "$NVCC" -gencode=arch=$GEN,code=$ARCH "$BUILD/cvt_check.o" \
+wait "$CVT_PID" && "$NVCC" -gencode=arch=$GEN,code=$ARCH "$BUILD/cvt_check.o" "$BUILD/cvt_check_args.o" \
   $(ls "$BUILD"/obj/emulator_src_*.o) -o "$BUILD/cvt_check" >>"$LOG" 2>&1 && CVT_BUILD=0
 [ "$CVT_BUILD" = 0 ] || cat "$BUILD/cvt_check.log"
 stamp "build done (cvt_check rc=$CVT_BUILD)"

@@ -19,6 +19,7 @@
 //     outputs are also written to cvt_directed.txt as measured evidence.
 //
 // Usage: cvt_check [--out DIR] [--budget SECONDS] [--full] [--only SUBSTRING] [--list] [--eval-only] [--selftest-host]
+// (cvt_check --help; the options are parsed by cvt_check_args.cpp, CLI11, on the host compiler).
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -36,6 +37,7 @@
 
 #include <cuda_runtime.h>
 
+#include "cvt_check_args.hpp"
 #include "cvt_inputs.cuh"
 #include "cvt_variants.cuh"
 #include "gpu_arch.cuh"
@@ -181,37 +183,7 @@ size_t run_chunks(const Variant& v, const Expect& ex, const std::vector<Chunk>& 
 // The directed inputs, the sweep chunks and the bulk-path self-check of a variant.
 #include "cvt_check_inputs.cuh"
 
-struct Options {
-  std::string out_dir = ".";
-  double budget = 150.0;  // seconds for the whole program after start-up
-  bool full = false;
-  std::string only;
-  bool list = false;
-  bool eval_only = false;
-  bool selftest_host = false;  // only the host self-check (no GPU needed)
-};
-
-bool parse_args(int argc, char** argv, Options& o) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto need = [&](const char* what) -> const char* {
-      if (i + 1 >= argc) { std::fprintf(stderr, "cvt_check: %s needs a value\n", what); std::exit(2); }
-      return argv[++i];
-    };
-    if (a == "--out") o.out_dir = need("--out");
-    else if (a == "--budget") o.budget = std::atof(need("--budget"));
-    else if (a == "--full") o.full = true;
-    else if (a == "--only") o.only = need("--only");
-    else if (a == "--list") o.list = true;
-    else if (a == "--eval-only") o.eval_only = true;
-    else if (a == "--selftest-host") o.selftest_host = true;
-    else {
-      std::fprintf(stderr, "usage: cvt_check [--out DIR] [--budget SECONDS] [--full] [--only SUBSTRING] [--list] [--eval-only] [--selftest-host]\n");
-      return false;
-    }
-  }
-  return true;
-}
+using Options = CvtCheckOptions;
 
 struct Result {
   const Variant* v;
@@ -473,7 +445,7 @@ int main(int argc, char** argv) {
   // One line at a time, also into a file: a run stopped at its time limit keeps what it printed.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   Options opt;
-  if (!parse_args(argc, argv, opt)) return 2;
+  if (const int rc = parse_cvt_check_args(argc, argv, opt); rc >= 0) return rc;
   if (opt.list) {
     for (const auto& v : kVariants) std::printf("%-24s %s\n", arch_mask_names(v.mask).c_str(), v.spelling);
     return 0;

@@ -6,12 +6,16 @@
 #
 # Writes into OUTDIR (7 files): device_check.log (everything printed), nvidia-smi.txt,
 # build.log, cvt_report.txt, cvt_directed.txt, mma_summary.txt, mma_record.tar.gz.
-# Needs only the CUDA toolkit (nvcc) and a C++20 g++; no CMake, no other packages.
+# Needs only the CUDA toolkit (nvcc), a C++20 g++ and the header-only CLI11 (CLI/CLI.hpp: the
+# two programs' command lines, parsed in cvt_check_args.cpp and mma_record_args.cpp); no CMake.
 # Each part runs even if another fails. Time: about 40 s build, 30 s mma_record, then
 # cvt_check for CVT_BUDGET seconds (default 150) plus start-up: about 4 minutes in all.
 #
 # Environment: CVT_BUDGET (seconds for cvt_check's sweeps), CVT_ARGS (extra cvt_check
-# arguments, e.g. --full), MMA_ARGS (extra mma_record arguments), NVCC, CXX.
+# arguments, e.g. --full), MMA_ARGS (extra mma_record arguments; an option given twice counts
+# once, the last: MMA_ARGS="--jobs 8" overrides --jobs 4), NVCC, CXX, JSON_INCLUDE (a folder
+# holding CLI/CLI.hpp, as for crossval.sh; default: the first of /usr/include,
+# /usr/local/include, third_party/include, build-deps/include that has it).
 set -u
 OUTDIR=${1:?usage: tools/gpu/device_check.sh OUTDIR}
 mkdir -p "$OUTDIR"
@@ -42,6 +46,14 @@ esac
 INC="-Iemulator/include -Itools/gpu"
 BUILDLOG="$OUTDIR/build.log"
 : > "$BUILDLOG"
+# CLI11's folder, for cvt_check_args.cpp and mma_record_args.cpp (g++); without it neither
+# program builds.
+CLI_INC=
+for d in ${JSON_INCLUDE:-} /usr/include /usr/local/include third_party/include build-deps/include; do
+  [ -f "$d/CLI/CLI.hpp" ] && { CLI_INC=$d; break; }
+done
+[ -n "$CLI_INC" ] || echo "CLI/CLI.hpp (CLI11) not found: set JSON_INCLUDE to a folder holding it (cvt_check and mma_record need it)" | tee -a "$BUILDLOG"
+CLI_I=${CLI_INC:+-I$CLI_INC}
 
 stamp "build: emulator sources (g++), cvt_check and mma_record (nvcc) in parallel"
 mkdir -p "$BUILD/emu"
@@ -52,9 +64,12 @@ for f in emulator/src/*.cpp; do
   ( "$CXX" -std=c++20 -O2 -Iemulator/include -c "$f" -o "$BUILD/emu/$(basename "$f" .cpp).o" >"$BUILD/emu/$(basename "$f").log" 2>&1 ) &
   pids+=($!)
 done
-( "$NVCC" -std=c++20 -O3 $CVT_GEN $INC -c tools/gpu/cvt_check.cu -o "$BUILD/cvt_check.o" >"$BUILD/cvt_check.log" 2>&1 ) &
+( "$NVCC" -std=c++20 -O3 $CVT_GEN $INC -c tools/gpu/cvt_check.cu -o "$BUILD/cvt_check.o" >"$BUILD/cvt_check.log" 2>&1 &&
+  "$CXX" -std=c++20 -O2 $INC $CLI_I -c tools/gpu/cvt_check_args.cpp -o "$BUILD/cvt_check_args.o" >>"$BUILD/cvt_check.log" 2>&1 ) &
 CVT_PID=$!
-( "$NVCC" -std=c++20 -O2 $GEN $INC -o "$BUILD/mma_record" tools/gpu/mma_record.cu >"$BUILD/mma_record.log" 2>&1 ) &
+( "$NVCC" -std=c++20 -O2 $GEN $INC -c tools/gpu/mma_record.cu -o "$BUILD/mma_record.o" >"$BUILD/mma_record.log" 2>&1 &&
+  "$CXX" -std=c++20 -O2 $INC $CLI_I -c tools/gpu/mma_record_args.cpp -o "$BUILD/mma_record_args.o" >>"$BUILD/mma_record.log" 2>&1 &&
+  "$NVCC" $GEN "$BUILD/mma_record.o" "$BUILD/mma_record_args.o" -o "$BUILD/mma_record" >>"$BUILD/mma_record.log" 2>&1 ) &
 MMA_PID=$!
 for p in "${pids[@]}"; do wait "$p" || EMU_OK=0; done
 cat "$BUILD"/emu/*.log >> "$BUILDLOG" 2>/dev/null
@@ -64,10 +79,10 @@ wait "$MMA_PID"; MMA_BUILD=$?
 # Link with every emulator object that compiled; if that does not link (a missing file),
 # fall back to the stub so that the hardware side is still recorded.
 if [ "$CVT_BUILD" = 0 ]; then
-  if ! "$NVCC" $CVT_GEN "$BUILD/cvt_check.o" "$BUILD"/emu/*.o -o "$BUILD/cvt_check" >>"$BUILDLOG" 2>&1; then
+  if ! "$NVCC" $CVT_GEN "$BUILD/cvt_check.o" "$BUILD/cvt_check_args.o" "$BUILD"/emu/*.o -o "$BUILD/cvt_check" >>"$BUILDLOG" 2>&1; then
     echo "cvt_check does not link with emulator/src (emulator_ok=$EMU_OK): linking tools/gpu/emulator_stub.cpp, hardware outputs only" | tee -a "$BUILDLOG"
     "$CXX" -std=c++20 -O2 -Iemulator/include -c tools/gpu/emulator_stub.cpp -o "$BUILD/stub.o" >>"$BUILDLOG" 2>&1
-    "$NVCC" $CVT_GEN "$BUILD/cvt_check.o" "$BUILD/stub.o" -o "$BUILD/cvt_check" >>"$BUILDLOG" 2>&1 || CVT_BUILD=1
+    "$NVCC" $CVT_GEN "$BUILD/cvt_check.o" "$BUILD/cvt_check_args.o" "$BUILD/stub.o" -o "$BUILD/cvt_check" >>"$BUILDLOG" 2>&1 || CVT_BUILD=1
   fi
 fi
 stamp "build done: cvt_check rc=$CVT_BUILD mma_record rc=$MMA_BUILD emulator_ok=$EMU_OK"

@@ -11,7 +11,8 @@
 // documented in docs/gpu.md and in each file's header; DIR/mma_summary.txt lists them.
 //
 // Usage: mma_record [--out DIR] [--only SUBSTRING] [--jobs N] [--random N] [--random-wg N]
-//                   [--child-timeout S] [--list]
+//                   [--child-timeout S] [--list] [--host-dry-run]
+// (mma_record --help; the options are parsed by mma_record_args.cpp, CLI11, on the host compiler).
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -32,6 +33,7 @@
 #include <cuda_runtime.h>
 
 #include "gpu_common.hpp"
+#include "mma_record_args.hpp"
 #include "mma_tiles.hpp"
 
 using namespace tcemu_gpu;
@@ -48,17 +50,7 @@ namespace {
 // Operand layouts, running tiles, the layout self-check.
 #include "mma_record_layout.cuh"
 
-struct Options {
-  std::string out_dir = ".";
-  std::string only;
-  int jobs = 4;
-  int random = 30;     // random tiles per distribution, mma.sync
-  int random_wg = 12;  // per distribution, wgmma with scale-d = 1 (a quarter of it with scale-d = 0)
-  int child_timeout = 90;
-  bool list = false;
-  int child = -1;  // internal: run this instruction index and exit
-  bool host_dry_run = false;  // no GPU: D := C through the C/D packing, to check generation and sizes
-};
+using Options = MmaRecordOptions;
 
 std::string file_stem(const Instr& in, int scale_d) {
   std::string s = in.spelling;
@@ -227,32 +219,6 @@ int run_child(const Instr& in, const Options& o) {
   return rc;
 }
 
-bool parse_args(int argc, char** argv, Options& o) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto need = [&]() -> std::string {
-      if (i + 1 >= argc) { std::fprintf(stderr, "mma_record: %s needs a value\n", a.c_str()); std::exit(2); }
-      return argv[++i];
-    };
-    if (a == "--out") o.out_dir = need();
-    else if (a == "--only") o.only = need();
-    else if (a == "--jobs") o.jobs = std::max(1, std::atoi(need().c_str()));
-    else if (a == "--random") o.random = std::max(0, std::atoi(need().c_str()));
-    else if (a == "--random-wg") o.random_wg = std::max(0, std::atoi(need().c_str()));
-    else if (a == "--child-timeout") o.child_timeout = std::max(5, std::atoi(need().c_str()));
-    else if (a == "--child") o.child = std::atoi(need().c_str());
-    else if (a == "--list") o.list = true;
-    else if (a == "--host-dry-run") o.host_dry_run = true;
-    else {
-      std::fprintf(stderr,
-                   "usage: mma_record [--out DIR] [--only SUBSTRING] [--jobs N] [--random N] [--random-wg N] "
-                   "[--child-timeout S] [--list]\n");
-      return false;
-    }
-  }
-  return true;
-}
-
 // Runs each instruction of `todo` in its own child process, o.jobs at a time; returns how
 // each child ended (indexed by instruction).
 std::vector<std::string> run_children(const std::vector<int>& todo, const Options& o, int n_instr) {
@@ -324,15 +290,15 @@ std::pair<int, int> write_summary(const std::vector<int>& todo, const std::vecto
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options o;
-  if (!parse_args(argc, argv, o)) return 2;
-  now_s();
   const int n_instr = static_cast<int>(sizeof(kInstrs) / sizeof(kInstrs[0]));
+  Options o;
+  if (const int rc = parse_mma_record_args(argc, argv, n_instr, o); rc >= 0) return rc;
+  now_s();
   if (o.list) {
     for (const Instr& in : kInstrs) std::printf("%s\n", in.spelling);
     return 0;
   }
-  if (o.child >= 0) return o.child < n_instr ? run_child(kInstrs[o.child], o) : 2;
+  if (o.child >= 0) return run_child(kInstrs[o.child], o);  // in range (parse_mma_record_args)
 
   const std::string dir = o.out_dir + "/mma";
   ::mkdir(o.out_dir.c_str(), 0755);

@@ -16,8 +16,8 @@
 #          older;
 #   golden.pack  the committed golden MMA cases (tcemu-golden-pack);
 #   json/  nlohmann/json (headers and CMake package) for building the Python module there, and
-#          the CLI11 headers (json/include/CLI) for crossval.sh's own build of tcemu-gpu
-#          should the pack's programs not run there;
+#          the CLI11 headers (json/include/CLI) for crossval.sh's own build of tcemu-gpu and
+#          cvt_check should the pack's programs not run there;
 #   manifest.txt  the commit, and the build and source directories (provenance).
 # Then prints the device call. The pack is about 11 MB; the device machine needs nothing else
 # (its CUDA toolkit, CMake, Python, PyTorch, JAX and pybind11 are used where present).
@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
     --no-build) DO_BUILD=0; shift ;;
     --build) BUILD=$2; shift 2 ;;
     --out) OUTDIR=$2; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "prepare_session.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done

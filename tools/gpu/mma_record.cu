@@ -33,6 +33,7 @@
 
 #include <cuda_runtime.h>
 
+#include "fragment_layout.hpp"
 #include "gen/mma_instrs.inc"
 #include "gpu_common.hpp"
 #include "mma_record_args.hpp"

@@ -223,12 +223,10 @@ TCEMU_WGMMA(TCEMU_DEF_WG)
 constexpr int kWgAImage = 2048;  // 64 rows x 32 bytes of K
 constexpr int kWgBImage = 256;   // 8 rows (N) x 32 bytes of K
 
-// Shared-memory matrix descriptor, no swizzle (PTX ISA "Matrix Descriptor Format"): start
-// address, leading- and stride-dimension byte offsets, each >> 4 in 14-bit fields.
+// Shared-memory matrix descriptor, no swizzle (PTX ISA "Matrix Descriptor Format"):
+// fragment_layout.hpp's wgmma_desc of the buffer's shared-memory address.
 __device__ uint64_t smem_desc(const void* p, uint32_t lbo, uint32_t sbo) {
-  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(p));
-  return static_cast<uint64_t>((addr >> 4) & 0x3fff) | (static_cast<uint64_t>((lbo >> 4) & 0x3fff) << 16) |
-         (static_cast<uint64_t>((sbo >> 4) & 0x3fff) << 32);
+  return layout::wgmma_desc(static_cast<uint32_t>(__cvta_generic_to_shared(p)), lbo, sbo);
 }
 
 // One warpgroup (128 threads) per tile. C enters through the accumulator registers.

@@ -109,8 +109,10 @@ constexpr bool wg_class_ok(const char* cls, const CatalogRow& r) {
   const char* want = r.acc == 'I' ? "WINT" : r.acc == 'F' ? (f16in ? "WF32FULL" : "WF32AB") : (f16in ? "WF16FULL" : "WF16AB");
   return same_text(cls, want) && (r.acc == 'I' ? r.rc == 4 : r.rc == (r.acc == 'F' ? 4 : 2));
 }
+// Known formats, and A and B of one element width (mma_record_layout.cuh packs both with it).
 constexpr bool formats_known(const CatalogRow& r) {
-  return fmt_index(r.at) >= 0 && fmt_index(r.bt) >= 0 && fmt_index(r.dt) >= 0;
+  return fmt_index(r.at) >= 0 && fmt_index(r.bt) >= 0 && fmt_index(r.dt) >= 0 &&
+         tcemu::info(fmt_of(r.at)).width == tcemu::info(fmt_of(r.bt)).width;
 }
 
 #define TCEMU_CHECK_MMA(ID, CLS, SP)                                                                             \
@@ -118,12 +120,12 @@ constexpr bool formats_known(const CatalogRow& r) {
   static_assert(mma_class_ok(#CLS, catalog_row(SP)), "mma_record_instrs.cuh: class " #CLS " disagrees with the " \
                                                      "catalog's registers of " SP);                              \
   static_assert(c_is_d(SP, catalog_row(SP)), "mma_record_instrs.cuh: C and D of " SP " differ");                 \
-  static_assert(formats_known(catalog_row(SP)), "mma_record_instrs.cuh: a format of " SP " is not a tcemu::Fmt");
+  static_assert(formats_known(catalog_row(SP)), "mma_record_instrs.cuh: a format of " SP " is not a tcemu::Fmt, or A and B differ in width");
 #define TCEMU_CHECK_WG(ID, CLS, SP)                                                                              \
   static_assert(catalog_index(SP) >= 0, "mma_record_instrs.cuh: " SP " is not in gen/mma_instrs.inc");          \
   static_assert(wg_class_ok(#CLS, catalog_row(SP)), "mma_record_instrs.cuh: class " #CLS " disagrees with the "  \
                                                     "catalog's types of " SP);                                   \
-  static_assert(formats_known(catalog_row(SP)), "mma_record_instrs.cuh: a format of " SP " is not a tcemu::Fmt");
+  static_assert(formats_known(catalog_row(SP)), "mma_record_instrs.cuh: a format of " SP " is not a tcemu::Fmt, or A and B differ in width");
 TCEMU_MMA_SYNC(TCEMU_CHECK_MMA)
 TCEMU_WGMMA(TCEMU_CHECK_WG)
 #undef TCEMU_CHECK_MMA

@@ -10,6 +10,8 @@
 
 #include <cmath>
 #include <set>
+#include <string>
+#include <utility>
 
 #include "case_runner.hpp"
 #include "probe.hpp"
@@ -223,6 +225,31 @@ TEST(Tcgen05Runner, KernelsCoverTheCatalog) {
   EXPECT_GT(entries, 100);
   EXPECT_GT(pair_scaled, 20);
   EXPECT_EQ(cat, built);
+}
+
+TEST(Tcgen05Runner, VariantTablesAgreeWithTheSpellings) {
+  // tcgen05_layout.hpp builds the spellings, kinds, block scaling and CTA counts from one list
+  // (TCEMU_TCGEN05_KINDS): each must say what the spelling's own text says.
+  const std::pair<const char*, layout::Tcgen05Kind> kinds[] = {
+      {".kind::f16", layout::Tcgen05Kind::f16},           {".kind::tf32", layout::Tcgen05Kind::tf32},
+      {".kind::f8f6f4", layout::Tcgen05Kind::f8f6f4},     {".kind::i8", layout::Tcgen05Kind::i8},
+      {".kind::mxf8f6f4.", layout::Tcgen05Kind::mxf8f6f4}, {".kind::mxf4.", layout::Tcgen05Kind::mxf4},
+      {".kind::mxf4nvf4.", layout::Tcgen05Kind::mxf4nvf4}};
+  for (int v = 0; v < layout::kTcgen05Variants; ++v) {
+    const std::string sp = layout::kTcgen05Spellings[v];
+    int matched = 0;
+    for (const auto& [text, kind] : kinds) {
+      const size_t at = sp.find(text);
+      if (at == std::string::npos || (text[std::string(text).size() - 1] != '.' && at + std::string(text).size() != sp.size()))
+        continue;
+      ++matched;
+      EXPECT_EQ(layout::tcgen05_variant_kind(v), kind) << sp;
+    }
+    EXPECT_EQ(matched, 1) << sp;
+    EXPECT_EQ(layout::tcgen05_block_scaled(v), sp.find(".block_scale.") != std::string::npos) << sp;
+    EXPECT_EQ(layout::tcgen05_ctas(v), sp.find("cta_group::2") != std::string::npos ? 2 : 1) << sp;
+    EXPECT_EQ(sp.rfind(v < 8 ? "tcgen05.mma.cta_group::1.kind::" : "tcgen05.mma.cta_group::2.kind::", 0), 0u) << sp;
+  }
 }
 
 TEST(Tcgen05Runner, EveryEntryThroughTheStandIn) {

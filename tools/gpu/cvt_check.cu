@@ -84,15 +84,8 @@ const Variant kVariants[] = {
 // ---------------------------------------------------------------------------------------
 // Host side.
 
-struct ShapeInfo {
-  int nregs;     // source registers passed to ptx_cvt_eval
-  int src_bits;  // width of one source register
-  int dst_bits;
-};
-ShapeInfo shape_info(CvtShape s) {
-  const CvtShapeInfo i = cvt_shape_info(s);
-  return {i.srcs, i.src_bits, i.dst_bits};
-}
+// A shape's source registers (passed to ptx_cvt_eval), their width and the destination's
+// width: cvt_shape_info (cvt_variants.cuh), the table tcemu-gpu's CvtInfo is built from.
 bool is_rs(CvtShape s) { return cvt_shape_info(s).rbits; }
 // Sources swept within the time budget: f32 (2^32 patterns) and cvt.rs (random operands).
 bool is_f32_source(CvtShape s) {
@@ -112,6 +105,9 @@ std::string last_token(const char* sp) {
   std::string s(sp);
   return s.substr(s.rfind('.') + 1);
 }
+
+// Source registers the emulator's model takes (a packed source is one register).
+int emulator_regs(const tcemu::PtxCvt& pc) { return pc.src_packed ? 1 : pc.src_count; }
 
 // "a=<hex> [b=.. e=.. f=..] [rbits=..]": the operands of one cvt, each at its register width.
 std::string regs_text(const Regs& r, CvtShape s) {
@@ -207,12 +203,12 @@ std::vector<const Variant*> selected_variants(const Options& opt) {
 // --selftest-host for one modelled variant: the bulk path against ptx_cvt_eval, and every
 // directed input and the start of every sweep chunk through the emulator. Logs one line.
 bool selftest_variant(const Variant& v, const tcemu::PtxCvt& pc) {
-  const ShapeInfo si = shape_info(v.shape);
-  const int emu_regs = pc.src_packed ? 1 : pc.src_count;
-  Expect ex = make_expect(pc, si.nregs, false);
+  const CvtShapeInfo si = cvt_shape_info(v.shape);
+  const int emu_regs = emulator_regs(pc);
+  Expect ex = make_expect(pc, si.srcs, false);
   std::string why;
-  bool ok = emu_regs == si.nregs && bulk_path_consistent(v, ex, why);
-  if (emu_regs != si.nregs) why = "the emulator takes " + std::to_string(emu_regs) + " source registers";
+  bool ok = emu_regs == si.srcs && bulk_path_consistent(v, ex, why);
+  if (emu_regs != si.srcs) why = "the emulator takes " + std::to_string(emu_regs) + " source registers";
   // The emulator evaluates every directed input and the start of every sweep chunk (no
   // throw), and the generated registers fit the instruction's operands.
   if (ok) {
@@ -225,11 +221,11 @@ bool selftest_variant(const Variant& v, const tcemu::PtxCvt& pc) {
       }
     try {
       for (const Regs& r : dr) {
-        for (int k = 0; k < si.nregs; ++k)  // the kernels ignore the others
+        for (int k = 0; k < si.srcs; ++k)  // the kernels ignore the others
           if (si.src_bits < 64 && (r.s[k] >> si.src_bits) != 0)
             throw std::runtime_error("generated operand " + regs_text(r, v.shape) + " does not fit the registers");
         if (!pc.has_rbits && r.rbits != 0) throw std::runtime_error("random bits for a variant without them");
-        (void)tcemu::ptx_cvt_eval(pc, std::span<const uint64_t>(r.s, si.nregs), r.rbits);
+        (void)tcemu::ptx_cvt_eval(pc, std::span<const uint64_t>(r.s, si.srcs), r.rbits);
       }
     } catch (const std::exception& e) {
       ok = false;
@@ -255,7 +251,7 @@ int selftest_host(const std::vector<const Variant*>& todo) {
 }
 
 // The emulator's model of a variant, or nullopt with `err` saying why there is none.
-std::optional<tcemu::PtxCvt> variant_model(const Variant& v, const ShapeInfo& si, std::string& err) {
+std::optional<tcemu::PtxCvt> variant_model(const Variant& v, const CvtShapeInfo& si, std::string& err) {
   std::optional<tcemu::PtxCvt> pc;
   try {
     auto parsed = tcemu::parse_ptx_cvt(v.spelling);
@@ -265,10 +261,10 @@ std::optional<tcemu::PtxCvt> variant_model(const Variant& v, const ShapeInfo& si
     err = std::string("parse threw: ") + e.what();
   }
   if (pc) {
-    const int emu_regs = pc->src_packed ? 1 : pc->src_count;
-    if (emu_regs != si.nregs) {
+    const int emu_regs = emulator_regs(*pc);
+    if (emu_regs != si.srcs) {
       err = "emulator takes " + std::to_string(emu_regs) + " source registers, the instruction " +
-            std::to_string(si.nregs);
+            std::to_string(si.srcs);
       pc.reset();
     }
   }
@@ -279,7 +275,7 @@ std::optional<tcemu::PtxCvt> variant_model(const Variant& v, const ShapeInfo& si
 // the emulator models the variant. False on a CUDA error.
 bool run_directed(const Variant& v, const std::optional<tcemu::PtxCvt>& pc, const std::vector<Regs>& dr, Buffers& buf,
                   FILE* directed, Result& r) {
-  const ShapeInfo si = shape_info(v.shape);
+  const CvtShapeInfo si = cvt_shape_info(v.shape);
   const uint32_t n = static_cast<uint32_t>(dr.size());
   Regs* ddr = nullptr;
   // Everything on buf.stream (a non-blocking stream does not order with the legacy
@@ -303,14 +299,14 @@ bool run_directed(const Variant& v, const std::optional<tcemu::PtxCvt>& pc, cons
                  hex(buf.host[0][j], si.dst_bits / 4).c_str());
   if (pc) {
     c.g.dr = dr.data();
-    Expect ex = make_expect(*pc, si.nregs, /*eval_only=*/true);
+    Expect ex = make_expect(*pc, si.srcs, /*eval_only=*/true);
     compare_chunk(ex, c, buf.host[0], r.tally);
     // cvt.rs: which random-bit mapping the hardware follows is open (docs/conversions.md);
     // the directed set's tie-deciding words tell the emulator's two conventions apart.
     if (pc->has_rbits && r.tally.error.empty()) {
       size_t alt = 0;
       for (uint32_t j = 0; j < n; ++j)
-        alt += tcemu::ptx_cvt_eval(*pc, std::span<const uint64_t>(dr[j].s, si.nregs), dr[j].rbits,
+        alt += tcemu::ptx_cvt_eval(*pc, std::span<const uint64_t>(dr[j].s, si.srcs), dr[j].rbits,
                                    tcemu::RsBitMap::flashinfer_hw) != buf.host[0][j];
       r.note = "directed set (" + std::to_string(n) + "): " + std::to_string(r.tally.mismatches) +
                " mismatches under RsBitMap::ptx_doc (the default, compared), " + std::to_string(alt) +
@@ -348,7 +344,7 @@ std::string coverage_text(const Variant& v, const std::vector<Chunk>& chunks, si
 // the swept variants not yet run, this one included); sets r's coverage and status.
 void run_sweep(const Variant& v, const tcemu::PtxCvt& pc, const Options& opt, size_t f32_left, Buffers& buf, Result& r,
                bool& cuda_failed) {
-  const ShapeInfo si = shape_info(v.shape);
+  const CvtShapeInfo si = cvt_shape_info(v.shape);
   const auto chunks = sweep_chunks(v);
   double deadline = 1e30;
   const int weight = budget_weight(v.shape);
@@ -356,12 +352,12 @@ void run_sweep(const Variant& v, const tcemu::PtxCvt& pc, const Options& opt, si
     const double left = opt.budget - now_s();
     deadline = now_s() + std::max(0.0, left) * weight / static_cast<double>(f32_left);
   }
-  Expect ex = make_expect(pc, si.nregs, opt.eval_only);
+  Expect ex = make_expect(pc, si.srcs, opt.eval_only);
   std::string why;
   if (!bulk_path_consistent(v, ex, why)) {
     logf("%s: %s; using ptx_cvt_eval for every input\n", v.spelling, why.c_str());
     r.note += r.note.empty() ? why : "; " + why;
-    ex = make_expect(pc, si.nregs, true);
+    ex = make_expect(pc, si.srcs, true);
   }
   const size_t done = run_chunks(v, ex, chunks, deadline, buf, r.tally, cuda_failed);
   r.coverage = coverage_text(v, chunks, done);
@@ -382,7 +378,7 @@ std::vector<Result> run_variants(const std::vector<const Variant*>& todo, const 
     Result r;
     r.v = v;
     std::string err;
-    const std::optional<tcemu::PtxCvt> pc = variant_model(*v, shape_info(v->shape), err);
+    const std::optional<tcemu::PtxCvt> pc = variant_model(*v, cvt_shape_info(v->shape), err);
     // Directed set: always recorded; compared when the emulator models the variant.
     const std::vector<Regs> dr = directed_inputs(*v);
     if (!run_directed(*v, pc, dr, buf, directed, r)) {
@@ -429,7 +425,7 @@ bool write_report(const std::string& path, const cudaDeviceProp& prop, const Opt
   std::fprintf(rep, "\n# First %zu mismatches per variant: a [b e f] [rbits] hw emu (hex registers)\n", kKeep);
   for (const auto& r : results) {
     if (r.tally.first.empty()) continue;
-    const ShapeInfo si = shape_info(r.v->shape);
+    const CvtShapeInfo si = cvt_shape_info(r.v->shape);
     std::fprintf(rep, "\n## %s (%llu mismatches)\n", r.v->spelling, static_cast<unsigned long long>(r.tally.mismatches));
     for (const auto& m : r.tally.first)
       std::fprintf(rep, "%s hw=%s emu=%s\n", regs_text(m.r, r.v->shape).c_str(), hex(m.hw, si.dst_bits / 4).c_str(),

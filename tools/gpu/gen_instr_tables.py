@@ -5,7 +5,7 @@
     tcemu instr list | python3 tools/gpu/gen_instr_tables.py tools/gpu/gen --cvt-list cvt.txt
 
 writes gen/mma_instrs.inc (one X-macro row per instruction: data only, read by host and device
-code), gen/mma_kernels.cuh (one inline-assembly body per mma.sync and wmma instruction, each
+code, and by mma_record, whose mma_record_instrs.cuh takes shapes and formats from it), gen/mma_kernels.cuh (one inline-assembly body per mma.sync and wmma instruction, each
 compiled only for the architectures where it exists) and gen/wgmma_part<i>.cu (the wgmma
 kernels, sm_90a only, split into WGMMA_PARTS translation units that build in parallel; each
 instruction in four imm-scale-a/b variants where the type has them) with gen/wgmma_parts.inc

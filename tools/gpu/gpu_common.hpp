@@ -32,12 +32,11 @@ TCEMU_HD inline uint64_t splitmix64(uint64_t x) {
 struct SplitMix {
   uint64_t state;
   explicit SplitMix(uint64_t seed) : state(seed) {}
+  // The state advances by splitmix64's increment; the output is splitmix64 of the old state.
   uint64_t next() {
+    const uint64_t z = splitmix64(state);
     state += 0x9e3779b97f4a7c15ull;
-    uint64_t z = state;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    return z;
   }
   uint32_t u32() { return static_cast<uint32_t>(next() >> 32); }
   // Uniform in [0, n).

@@ -27,11 +27,14 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
 
+#include "fragment_layout.hpp"
+#include "gen/mma_instrs.inc"
 #include "gpu_common.hpp"
 #include "mma_record_args.hpp"
 #include "mma_tiles.hpp"
@@ -40,7 +43,7 @@ using namespace tcemu_gpu;
 
 namespace {
 
-// The instructions, their kernels and launchers.
+// The instructions (spellings looked up in gen/mma_instrs.inc), their kernels and launchers.
 #include "mma_record_instrs.cuh"
 
 }  // namespace

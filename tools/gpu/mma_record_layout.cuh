@@ -5,14 +5,11 @@
 #pragma once
 
 // ---- host: operand layouts -------------------------------------------------------------
-// mma.sync fragments (PTX ISA "Matrix Fragments for mma.m16n8k*"): lane = 4*g + t.
-//   A, register r, element e (EA elements per register): m = g + 8*(r&1),
-//     k = EA*t + e + (K/2)*(r>>1)
-//   B: k = EB*t + e + (K/2)*r, n = g
-//   C/D, element i = r*EC + e: m = g + 8*(i>>1), n = 2t + (i&1)
-// wgmma: C/D as above in each warp w of the warpgroup, rows offset by 16w; A and B in shared
-// memory, K-major, no swizzle: 8x16-byte core matrices, K-direction core matrices 128 bytes
-// apart, M/N-direction ones 256 bytes apart.
+// The formulas are fragment_layout.hpp's (PTX ISA "Matrix Fragments for mma.m16n8k*" and
+// wgmma's, tested in tests/gpu), the ones tcemu-gpu uses: mma_sync_coord, elem_reg and
+// elem_shift for mma.sync A, B and C/D; wgmma_c_coord for wgmma C/D (4 warps, rows offset by
+// 16 per warp); A and B of wgmma in shared memory, K-major, no swizzle (kmajor_offset): 8x16-
+// byte core matrices, K-direction core matrices 128 bytes apart, M/N-direction ones 256.
 
 uint64_t fmt_mask(Fmt f) { return fmt_bits(f) >= 64 ? ~uint64_t{0} : (uint64_t{1} << fmt_bits(f)) - 1; }
 
@@ -21,67 +18,77 @@ struct Packed {
   std::vector<uint8_t> a_img, b_img;
 };
 
+// The mma.sync operand class of an instruction (A and B share their element width in every
+// instruction here).
+layout::MmaSyncShape sync_shape(const Instr& in) {
+  return {in.tf.m, in.tf.n, in.tf.k, fmt_bits(in.tf.a), fmt_bits(in.tf.c)};
+}
+// Position of C/D element i of thread tid and where its code sits: register, bit shift.
+struct CSlot {
+  layout::Coord at;
+  int reg, shift;
+};
+CSlot c_slot(const Instr& in, int tid, int i) {
+  const int bits = fmt_bits(in.tf.c);
+  if (in.wgmma) return {layout::wgmma_c_coord(tid, i), i * bits / 32, i * bits % 32};
+  const layout::MmaSyncShape sh = sync_shape(in);
+  return {layout::mma_sync_coord(sh, layout::Operand::C, tid, i), layout::elem_reg(sh, layout::Operand::C, i),
+          layout::elem_shift(sh, layout::Operand::C, i)};
+}
+int c_elems(const Instr& in) { return in.rc * (32 / fmt_bits(in.tf.c)); }
+
 void pack_tile(const Instr& in, const Tile& t, Packed& p) {
   const TileFormats& tf = in.tf;
   const int K = tf.k, N = tf.n;
-  const int ea = 32 / fmt_bits(tf.a), eb = 32 / fmt_bits(tf.b), ec = 32 / fmt_bits(tf.c);
   const int threads = in.wgmma ? 128 : 32;
   const size_t cbase = p.c.size();
   p.c.resize(cbase + threads * 4, 0);
-  for (int tid = 0; tid < threads; ++tid) {
-    const int lane = tid % 32, w = tid / 32, g = lane / 4, tt = lane % 4;
-    for (int r = 0; r < in.rc; ++r)
-      for (int e = 0; e < ec; ++e) {
-        const int i = r * ec + e, m = 16 * w + g + 8 * (i >> 1), n = 2 * tt + (i & 1);
-        p.c[cbase + tid * 4 + r] |= static_cast<uint32_t>((t.c[m * N + n] & fmt_mask(tf.c)) << (e * fmt_bits(tf.c)));
-      }
-  }
+  for (int tid = 0; tid < threads; ++tid)
+    for (int i = 0; i < c_elems(in); ++i) {
+      const CSlot s = c_slot(in, tid, i);
+      p.c[cbase + tid * 4 + s.reg] |= static_cast<uint32_t>((t.c[s.at.row * N + s.at.col] & fmt_mask(tf.c)) << s.shift);
+    }
   if (!in.wgmma) {
     const size_t base = p.a.size();
     p.a.resize(base + 128, 0);
     p.b.resize(base + 128, 0);
+    const layout::MmaSyncShape sh = sync_shape(in);
     for (int lane = 0; lane < 32; ++lane) {
-      const int g = lane / 4, tt = lane % 4;
-      for (int r = 0; r < in.ra; ++r)
-        for (int e = 0; e < ea; ++e) {
-          const int m = g + 8 * (r & 1), k = ea * tt + e + (K / 2) * (r >> 1);
-          p.a[base + lane * 4 + r] |= static_cast<uint32_t>((t.a[m * K + k] & fmt_mask(tf.a)) << (e * fmt_bits(tf.a)));
-        }
-      for (int r = 0; r < in.rb; ++r)
-        for (int e = 0; e < eb; ++e) {
-          const int k = eb * tt + e + (K / 2) * r, n = g;
-          p.b[base + lane * 4 + r] |= static_cast<uint32_t>((t.b[k * N + n] & fmt_mask(tf.b)) << (e * fmt_bits(tf.b)));
-        }
+      for (int i = 0; i < layout::mma_elems_per_lane(sh, layout::Operand::A); ++i) {
+        const layout::Coord at = layout::mma_sync_coord(sh, layout::Operand::A, lane, i);
+        p.a[base + lane * 4 + layout::elem_reg(sh, layout::Operand::A, i)] |=
+            static_cast<uint32_t>((t.a[at.row * K + at.col] & fmt_mask(tf.a)) << layout::elem_shift(sh, layout::Operand::A, i));
+      }
+      for (int i = 0; i < layout::mma_elems_per_lane(sh, layout::Operand::B); ++i) {
+        const layout::Coord at = layout::mma_sync_coord(sh, layout::Operand::B, lane, i);
+        p.b[base + lane * 4 + layout::elem_reg(sh, layout::Operand::B, i)] |=
+            static_cast<uint32_t>((t.b[at.row * N + at.col] & fmt_mask(tf.b)) << layout::elem_shift(sh, layout::Operand::B, i));
+      }
     }
     return;
   }
   const size_t abase = p.a_img.size(), bbase = p.b_img.size();
   p.a_img.resize(abase + kWgAImage, 0);
   p.b_img.resize(bbase + kWgBImage, 0);
-  auto put = [](uint8_t* img, int row, int k, int bytes, uint64_t code) {
-    const int kb = k * bytes;
-    const int off = (row / 8) * 256 + (kb / 16) * 128 + (row % 8) * 16 + kb % 16;
-    for (int i = 0; i < bytes; ++i) img[off + i] = static_cast<uint8_t>(code >> (8 * i));
+  auto put = [](uint8_t* img, int row, int k, int bits, uint64_t code) {
+    const uint32_t off = layout::kmajor_offset(row, k, bits, 128, 256);
+    for (int i = 0; i < bits / 8; ++i) img[off + i] = static_cast<uint8_t>(code >> (8 * i));
   };
-  const int ba = fmt_bits(tf.a) / 8, bb = fmt_bits(tf.b) / 8;
   for (int m = 0; m < tf.m; ++m)
-    for (int k = 0; k < K; ++k) put(&p.a_img[abase], m, k, ba, t.a[m * K + k]);
+    for (int k = 0; k < K; ++k) put(&p.a_img[abase], m, k, fmt_bits(tf.a), t.a[m * K + k]);
   for (int n = 0; n < N; ++n)
-    for (int k = 0; k < K; ++k) put(&p.b_img[bbase], n, k, bb, t.b[k * N + n]);
+    for (int k = 0; k < K; ++k) put(&p.b_img[bbase], n, k, fmt_bits(tf.b), t.b[k * N + n]);
 }
 
 void unpack_d(const Instr& in, const uint32_t* fd, Tile& t) {
   const TileFormats& tf = in.tf;
-  const int ec = 32 / fmt_bits(tf.d), threads = in.wgmma ? 128 : 32;
+  const int threads = in.wgmma ? 128 : 32;
   t.d.assign(tf.m * tf.n, 0);
-  for (int tid = 0; tid < threads; ++tid) {
-    const int lane = tid % 32, w = tid / 32, g = lane / 4, tt = lane % 4;
-    for (int r = 0; r < in.rc; ++r)
-      for (int e = 0; e < ec; ++e) {
-        const int i = r * ec + e, m = 16 * w + g + 8 * (i >> 1), n = 2 * tt + (i & 1);
-        t.d[m * tf.n + n] = (fd[tid * 4 + r] >> (e * fmt_bits(tf.d))) & fmt_mask(tf.d);
-      }
-  }
+  for (int tid = 0; tid < threads; ++tid)
+    for (int i = 0; i < c_elems(in); ++i) {
+      const CSlot s = c_slot(in, tid, i);
+      t.d[s.at.row * tf.n + s.at.col] = (fd[tid * 4 + s.reg] >> s.shift) & fmt_mask(tf.d);
+    }
 }
 
 // Runs tiles on the GPU; false (with a message) on any CUDA error.

@@ -56,24 +56,26 @@ __device__ __forceinline__ void tc_mma(uint32_t dt, uint64_t da, uint64_t db, ui
                " [%0], %1, %2, %3, [%4], [%5], p;\n}\n" ::"r"(dt),                                        \
                "l"(da), "l"(db), "r"(idesc), "r"(sfa), "r"(sfb), "r"(enable)                              \
                : "memory")
-#define TCEMU_TC_KINDS(CG)                                                              \
-  if constexpr (V % 8 == 0) TCEMU_TC_PLAIN(CG, "f16");                                   \
-  else if constexpr (V % 8 == 1) TCEMU_TC_PLAIN(CG, "tf32");                             \
-  else if constexpr (V % 8 == 2) TCEMU_TC_PLAIN(CG, "f8f6f4");                           \
-  else if constexpr (V % 8 == 3) TCEMU_TC_PLAIN(CG, "i8");                               \
-  else if constexpr (V % 8 == 4) TCEMU_TC_SCALED(CG, "mxf8f6f4.block_scale.scale_vec::1X"); \
-  else if constexpr (V % 8 == 5) TCEMU_TC_SCALED(CG, "mxf4.block_scale.scale_vec::2X");  \
-  else if constexpr (V % 8 == 6) TCEMU_TC_SCALED(CG, "mxf4nvf4.block_scale.scale_vec::2X"); \
-  else TCEMU_TC_SCALED(CG, "mxf4nvf4.block_scale.scale_vec::4X");
-  if constexpr (V < 8) {
-    TCEMU_TC_KINDS("1")
-  } else {
-    TCEMU_TC_KINDS("2")
+// One branch per kind of TCEMU_TCGEN05_KINDS (tcgen05_layout.hpp), the list the spellings
+// of kTcgen05Spellings are built from.
+#define TCEMU_TC_KIND(CG, I, KIND, SCALED)                 \
+  if constexpr (V % 8 == I) {                              \
+    if constexpr (SCALED) TCEMU_TC_SCALED(CG, KIND);       \
+    else TCEMU_TC_PLAIN(CG, KIND);                         \
   }
-#undef TCEMU_TC_KINDS
+#define TCEMU_TC_KIND_1(I, KIND, E, SCALED) TCEMU_TC_KIND("1", I, KIND, SCALED)
+#define TCEMU_TC_KIND_2(I, KIND, E, SCALED) TCEMU_TC_KIND("2", I, KIND, SCALED)
+  if constexpr (V < 8) {
+    TCEMU_TCGEN05_KINDS(TCEMU_TC_KIND_1)
+  } else {
+    TCEMU_TCGEN05_KINDS(TCEMU_TC_KIND_2)
+  }
+#undef TCEMU_TC_KIND_1
+#undef TCEMU_TC_KIND_2
+#undef TCEMU_TC_KIND
 #undef TCEMU_TC_PLAIN
 #undef TCEMU_TC_SCALED
-  if constexpr (V % 8 < 4) (void)sfa, (void)sfb;
+  if constexpr (!tl::tcgen05_block_scaled(V)) (void)sfa, (void)sfb;
 }
 
 // The form with scale-input-d (kinds f16 and tf32): D = A*B + D*2^-S, S an immediate 0..15.
@@ -197,8 +199,10 @@ __global__ void __launch_bounds__(128) tc_kernel(const uint8_t* a_img, const uin
   tc_fence_after();
 
   if (tid == 0) {
-    const uint64_t da = adesc | ((static_cast<uint64_t>(__cvta_generic_to_shared(sa)) >> 4) & 0x3fff);
-    const uint64_t db = bdesc | ((static_cast<uint64_t>(__cvta_generic_to_shared(sb)) >> 4) & 0x3fff);
+    // The descriptors' start-address field (bits 0-13, laid out as in wgmma's descriptor,
+    // fragment_layout.hpp); the host built the rest (tcgen05_smem_desc of address 0).
+    const uint64_t da = adesc | tl::wgmma_desc(static_cast<uint32_t>(__cvta_generic_to_shared(sa)), 0, 0);
+    const uint64_t db = bdesc | tl::wgmma_desc(static_cast<uint32_t>(__cvta_generic_to_shared(sb)), 0, 0);
     tc_issue<V>(tmem, da, db, idesc, tmem + tl::kTcgen05SfaCol, tmem + tl::kTcgen05SfbCol, enable_input_d, sid);
     asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];\n" ::"r"(mbar_addr)
                  : "memory");
@@ -292,8 +296,8 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128)
   cluster_sync();
   tc_fence_after();
   if (rank == 0 && tid == 0) {
-    const uint64_t da = adesc | ((static_cast<uint64_t>(__cvta_generic_to_shared(sa)) >> 4) & 0x3fff);
-    const uint64_t db = bdesc | ((static_cast<uint64_t>(__cvta_generic_to_shared(sb)) >> 4) & 0x3fff);
+    const uint64_t da = adesc | tl::wgmma_desc(static_cast<uint32_t>(__cvta_generic_to_shared(sa)), 0, 0);
+    const uint64_t db = bdesc | tl::wgmma_desc(static_cast<uint32_t>(__cvta_generic_to_shared(sb)), 0, 0);
     tc_issue<V>(tmem, da, db, idesc, tmem + tl::kTcgen05PairSfaCol, tmem + tl::kTcgen05PairSfbCol, enable_input_d, sid);
     asm volatile(
         "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%0], %1;\n" ::"r"(

@@ -29,33 +29,38 @@ enum class Tcgen05Variant : int {
   pair_mxf8f6f4_1x, pair_mxf4_2x, pair_mxf4nvf4_2x, pair_mxf4nvf4_4x     // cta_group::2, block-scaled
 };
 inline constexpr int kTcgen05Variants = 16;
+// The kinds of variants 0-7 (cta_group::1) and, in the same order, 8-15 (cta_group::2):
+// X(index within the group, text after ".kind::", Tcgen05Kind, block-scaled). The one list
+// the spellings, tcgen05_variant_kind, tcgen05_block_scaled and the kernels' inline assembly
+// (tcgen05_device.cu) are built from.
+#define TCEMU_TCGEN05_KINDS(X)                                    \
+  X(0, "f16", f16, false)                                         \
+  X(1, "tf32", tf32, false)                                       \
+  X(2, "f8f6f4", f8f6f4, false)                                   \
+  X(3, "i8", i8, false)                                           \
+  X(4, "mxf8f6f4.block_scale.scale_vec::1X", mxf8f6f4, true)      \
+  X(5, "mxf4.block_scale.scale_vec::2X", mxf4, true)              \
+  X(6, "mxf4nvf4.block_scale.scale_vec::2X", mxf4nvf4, true)      \
+  X(7, "mxf4nvf4.block_scale.scale_vec::4X", mxf4nvf4, true)
 inline constexpr const char* kTcgen05Spellings[kTcgen05Variants] = {
-    "tcgen05.mma.cta_group::1.kind::f16",
-    "tcgen05.mma.cta_group::1.kind::tf32",
-    "tcgen05.mma.cta_group::1.kind::f8f6f4",
-    "tcgen05.mma.cta_group::1.kind::i8",
-    "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X",
-    "tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::2X",
-    "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::2X",
-    "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X",
-    "tcgen05.mma.cta_group::2.kind::f16",
-    "tcgen05.mma.cta_group::2.kind::tf32",
-    "tcgen05.mma.cta_group::2.kind::f8f6f4",
-    "tcgen05.mma.cta_group::2.kind::i8",
-    "tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale.scale_vec::1X",
-    "tcgen05.mma.cta_group::2.kind::mxf4.block_scale.scale_vec::2X",
-    "tcgen05.mma.cta_group::2.kind::mxf4nvf4.block_scale.scale_vec::2X",
-    "tcgen05.mma.cta_group::2.kind::mxf4nvf4.block_scale.scale_vec::4X",
+#define TCEMU_TCGEN05_SPELLING_1(I, KIND, E, SCALED) "tcgen05.mma.cta_group::1.kind::" KIND,
+#define TCEMU_TCGEN05_SPELLING_2(I, KIND, E, SCALED) "tcgen05.mma.cta_group::2.kind::" KIND,
+    TCEMU_TCGEN05_KINDS(TCEMU_TCGEN05_SPELLING_1) TCEMU_TCGEN05_KINDS(TCEMU_TCGEN05_SPELLING_2)
+#undef TCEMU_TCGEN05_SPELLING_1
+#undef TCEMU_TCGEN05_SPELLING_2
 };
 TCEMU_FL_HD inline Tcgen05Kind tcgen05_variant_kind(int v) {
-  constexpr Tcgen05Kind k[kTcgen05Variants] = {
-      Tcgen05Kind::f16,  Tcgen05Kind::tf32,     Tcgen05Kind::f8f6f4, Tcgen05Kind::i8,
-      Tcgen05Kind::mxf8f6f4, Tcgen05Kind::mxf4, Tcgen05Kind::mxf4nvf4, Tcgen05Kind::mxf4nvf4,
-      Tcgen05Kind::f16,  Tcgen05Kind::tf32,     Tcgen05Kind::f8f6f4, Tcgen05Kind::i8,
-      Tcgen05Kind::mxf8f6f4, Tcgen05Kind::mxf4, Tcgen05Kind::mxf4nvf4, Tcgen05Kind::mxf4nvf4};
-  return k[v];
+#define TCEMU_TCGEN05_KIND_ENUM(I, KIND, E, SCALED) Tcgen05Kind::E,
+  constexpr Tcgen05Kind k[kTcgen05Variants / 2] = {TCEMU_TCGEN05_KINDS(TCEMU_TCGEN05_KIND_ENUM)};
+#undef TCEMU_TCGEN05_KIND_ENUM
+  return k[v % 8];
 }
-TCEMU_FL_HD constexpr bool tcgen05_block_scaled(int v) { return (v >= 4 && v < 8) || v >= 12; }
+TCEMU_FL_HD constexpr bool tcgen05_block_scaled(int v) {
+#define TCEMU_TCGEN05_KIND_SCALED(I, KIND, E, SCALED) SCALED,
+  constexpr bool b[kTcgen05Variants / 2] = {TCEMU_TCGEN05_KINDS(TCEMU_TCGEN05_KIND_SCALED)};
+#undef TCEMU_TCGEN05_KIND_SCALED
+  return b[v % 8];
+}
 // CTAs per instruction: 2 for cta_group::2 (a CTA pair in a cluster of 2).
 TCEMU_FL_HD constexpr int tcgen05_ctas(int v) { return v >= 8 ? 2 : 1; }
 

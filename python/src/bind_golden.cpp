@@ -21,16 +21,16 @@ using golden::Array;
 using golden::Case;
 using golden::GoldenFile;
 
-// Bad input from the golden library (GoldenError) reaches Python as ValueError.
+// Bad input reaches Python as ValueError: the error of the golden library's Result forms
+// (try_<name>), run without the GIL.
 template <class F>
-auto guarded(F&& f) -> decltype(f()) {
-  try {
+auto checked(F&& f) -> decltype(f().value) {
+  auto r = [&] {
+    py::gil_scoped_release nogil;
     return f();
-  } catch (const golden::GoldenError& e) {
-    throw py::value_error(e.what());
-  } catch (const io::NpyError& e) {
-    throw py::value_error(e.what());
-  }
+  }();
+  if (!r.ok()) throw py::value_error(r.error);
+  return std::move(r.value);
 }
 
 // An array's logical codes: shape [rows] for vectors, [rows, cols] otherwise; unsigned
@@ -157,10 +157,7 @@ Case gen_mma(const std::string& arch, const std::string& ptx, const std::optiona
   r.options.scale_input_d = scale_input_d;
   r.seed = seed;
   r.name = name;
-  return guarded([&] {
-    py::gil_scoped_release nogil;
-    return golden::generate_mma(r);
-  });
+  return checked([&] { return golden::try_generate_mma(r); });
 }
 
 Case gen_convert(const std::string& src, const std::string& dst, const std::string& convention,
@@ -182,10 +179,7 @@ Case gen_convert(const std::string& src, const std::string& dst, const std::stri
   r.scale = scale;
   r.seed = seed;
   r.name = name;
-  return guarded([&] {
-    py::gil_scoped_release nogil;
-    return golden::generate_convert(r);
-  });
+  return checked([&] { return golden::try_generate_convert(r); });
 }
 
 Case gen_cvt(const std::string& ptx, const std::string& rs_map, size_t count, const std::string& dist, double scale,
@@ -200,10 +194,7 @@ Case gen_cvt(const std::string& ptx, const std::string& rs_map, size_t count, co
   r.scale = scale;
   r.seed = seed;
   r.name = name;
-  return guarded([&] {
-    py::gil_scoped_release nogil;
-    return golden::generate_cvt(r);
-  });
+  return checked([&] { return golden::try_generate_cvt(r); });
 }
 
 // The actual output as an Array in the layout of the case's expected array.
@@ -231,10 +222,7 @@ golden::CompareReport compare_case(const Case& c, const py::array& actual, bool 
   o.max_listed = max_listed;
   o.analyse_models = analyse_models;
   o.model_sample = model_sample;
-  return guarded([&] {
-    py::gil_scoped_release nogil;
-    return golden::compare(c, a, o);
-  });
+  return checked([&] { return golden::try_compare(c, a, o); });
 }
 
 }  // namespace
@@ -266,10 +254,7 @@ void init_golden(py::module_& m) {
       })
       .def_property_readonly("provenance_json", [](const Case& c) { return c.provenance.fields.dump(); })
       .def("evaluate", [](const Case& c) {
-        Array a = guarded([&] {
-          py::gil_scoped_release nogil;
-          return golden::evaluate_as_expected(c);
-        });
+        Array a = checked([&] { return golden::try_evaluate_as_expected(c); });
         return logical_array(a);
       }, "the emulator's result for the case, in the layout of `expected`")
       .def("__repr__", [](const Case& c) { return "<tcemu.golden.Case " + c.name + " (" + std::string(golden::to_string(c.op)) + ")>"; });
@@ -288,17 +273,15 @@ void init_golden(py::module_& m) {
       .def("to_json", [](const GoldenFile& f) { return golden::to_json(f).dump(1); });
 
   m.def("read_golden", [](const std::string& path) {
-    return guarded([&] {
-      py::gil_scoped_release nogil;
-      return golden::read_golden(path);
-    });
+    return checked([&] { return golden::try_read_golden(path); });
   }, py::arg("path"));
   m.def("write_golden", [](const std::string& path, GoldenFile f, size_t npy_threshold) {
-    guarded([&] {
+    std::string error;
+    {
       py::gil_scoped_release nogil;
-      golden::write_golden(path, f, npy_threshold);
-      return 0;
-    });
+      error = golden::try_write_golden(path, f, npy_threshold);
+    }
+    if (!error.empty()) throw py::value_error(error);
   }, py::arg("path"), py::arg("file"), py::arg("npy_threshold") = 4096);
   m.def("gen_mma", &gen_mma);
   m.def("gen_convert", &gen_convert);
@@ -315,10 +298,7 @@ void init_golden(py::module_& m) {
     r.seed = seed;
     r.philox_offset = philox_offset;
     r.name = name;
-    return guarded([&] {
-    py::gil_scoped_release nogil;
-    return golden::generate_quantize(r);
-  });
+    return checked([&] { return golden::try_generate_quantize(r); });
   });
 
   py::class_<golden::Mismatch>(m, "Mismatch")

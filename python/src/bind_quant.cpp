@@ -56,12 +56,10 @@ Recipe make_recipe(const std::string& name, const py::dict& options) {
     o[key] = to_json_value(item.second, key);
   }
   if (!o.empty()) j[sub] = o;
-  try {
-    // Errors read "recipe.<kind>.<option>: ...".
-    return golden::parse_recipe_json(j, "recipe");
-  } catch (const golden::GoldenError& e) {
-    throw py::value_error(e.what());
-  }
+  // Errors read "recipe.<kind>.<option>: ...".
+  Result<Recipe> r = golden::try_parse_recipe_json(j, "recipe");
+  if (!r.ok()) throw py::value_error(r.error);
+  return std::move(r.value);
 }
 
 namespace {
@@ -72,11 +70,8 @@ PyQuantized quantize(const py::array_t<float>& x, size_t rows, size_t cols, cons
   const Exec exec = exec_of(threads);
   PyQuantized out;
   out.recipe = make_recipe(recipe, options);
-  try {
-    golden::quant_shapes(out.recipe, rows, cols, "recipe");
-  } catch (const golden::GoldenError& e) {
-    throw py::value_error(e.what());
-  }
+  if (const auto shapes = golden::try_quant_shapes(out.recipe, rows, cols, "recipe"); !shapes.ok())
+    throw py::value_error(shapes.error);
   const size_t n = rows * cols;
   const size_t words = quant::random_words_needed(out.recipe, n);
   std::vector<uint32_t> rb;

@@ -64,7 +64,7 @@ Matrix to_logical(std::vector<uint64_t> storage, size_t rows, size_t cols, bool 
 // Codes of type t: the dtype's items must be t's container, every code within t's width.
 Matrix read_codes(const std::string& path, const std::string& what, const golden::ElemType& t, bool col,
                   const char* values_hint) {
-  const io::NpyArray a = io::read_npy(path);
+  const io::NpyArray a = value_of(io::try_read_npy(path));
   const auto [rows, cols] = logical_shape(a, path, col);
   if (a.item_size() != static_cast<size_t>(t.bytes))
     throw InputError(path + ": " + what + " holds " + t.name + " codes, " + std::to_string(t.bytes) +

@@ -25,7 +25,7 @@ bool is_npy(const std::string& s) { return s.size() > 4 && s.compare(s.size() - 
 // A vector of f32 codes from a 1-D .npy: f32 values (<f4), f16 values (<f2), or with type
 // bf16 / f16 / f32 codes in unsigned items. Exact widening.
 std::vector<uint32_t> read_vector(const std::string& path, const char* flag, const std::string& type) {
-  const io::NpyArray a = io::read_npy(path);
+  const io::NpyArray a = value_of(io::try_read_npy(path));
   if (a.shape.size() != 1) throw InputError(path + ": " + flag + " is a 1-D array, the file has " +
                                             std::to_string(a.shape.size()) + " dimensions");
   Fmt from;

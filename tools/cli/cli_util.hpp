@@ -6,9 +6,11 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tcemu/format.hpp"
+#include "tcemu/result.hpp"
 
 namespace tcemu::cli {
 
@@ -16,6 +18,18 @@ namespace tcemu::cli {
 struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// The value of a Result (the golden library's try_<name> calls, ...), or InputError carrying
+// its error unchanged (exit 2); `prefix` goes before the message where given.
+template <class T>
+T value_of(Result<T>&& r, const std::string& prefix = {}) {
+  if (!r.ok()) throw InputError(prefix + r.error);
+  return std::move(r.value);
+}
+// The same for the calls that return the message, empty on success.
+inline void check_error(const std::string& error) {
+  if (!error.empty()) throw InputError(error);
+}
 
 // A format name, or InputError listing the known names (after "FLAG: " where a flag is given).
 Fmt format_arg(std::string_view name, const char* flag = nullptr);

@@ -61,7 +61,7 @@ const Case& find_case(const GoldenFile& exp, const std::string& file, const std:
 }
 
 int run_compare(const CompareArgs& a) {
-  GoldenFile exp = read_golden(a.expected);
+  GoldenFile exp = value_of(try_read_golden(a.expected));
   // With --json - standard output holds the JSON alone; the text goes to standard error.
   std::ostream& text = a.json_out == "-" ? std::cerr : std::cout;
   std::vector<const Case*> cases;
@@ -86,7 +86,7 @@ int run_compare(const CompareArgs& a) {
   // writes the cases the GPU ran); the others are listed, not compared.
   std::set<std::string> present;
   const bool skip_missing = a.missing == "skip" && actual_kind(a.actual) == "golden";
-  const ActualSource actual(a.actual);  // a golden ACTUAL is read once, not once per case
+  const ActualSource actual = value_of(ActualSource::try_open(a.actual));  // a golden ACTUAL is read once, not once per case
   if (skip_missing)
     for (const std::string& name : actual.case_names()) present.insert(name);
   nlohmann::json skipped = nlohmann::json::array();
@@ -108,8 +108,8 @@ int run_compare(const CompareArgs& a) {
       continue;
     }
     ++compared;
-    const Array act = actual.read(*c);
-    const CompareReport r = compare(*c, act, opt);
+    const Array act = value_of(actual.try_read(*c));
+    const CompareReport r = value_of(try_compare(*c, act, opt));
     all_same = all_same && r.identical();
     if (!a.quiet) text << text_report(r) << (cases.size() > 1 ? "\n" : "");
     if (!a.json_out.empty()) reports.push_back(json_report(r));

@@ -100,7 +100,7 @@ int run_gemm(const GemmArgs& g) {
   else
     d = res.D;
   const golden::ElemType ot = golden::elem_type(ep.out_type);
-  io::write_npy(g.out, io::make_npy(golden::npy_descr(ot), cd ? std::vector<size_t>{N, M} : std::vector<size_t>{M, N}, d));
+  check_error(io::try_write_npy(g.out, io::make_npy(golden::npy_descr(ot), cd ? std::vector<size_t>{N, M} : std::vector<size_t>{M, N}, d)));
 
   auto list = [](const std::vector<uint32_t>& v) {
     nlohmann::json j = nlohmann::json::array();

@@ -124,7 +124,7 @@ void add_quantize_cases(const GenArgs& g, uint64_t seed, GoldenFile& file) {
   q.seed = seed;
   for (Dist d : dists_arg(g.dist, "--dist")) {
     q.dist = d;
-    file.cases.push_back(generate_quantize(q));
+    file.cases.push_back(value_of(try_generate_quantize(q)));
   }
 }
 
@@ -185,7 +185,7 @@ void add_cvt_cases(const GenArgs& g, uint64_t seed, GoldenFile& file) {
   q.seed = seed;
   for (Dist d : dists_arg(g.dist, "--dist")) {
     q.dist = d;
-    file.cases.push_back(generate_cvt(q));
+    file.cases.push_back(value_of(try_generate_cvt(q)));
   }
 }
 
@@ -207,7 +207,7 @@ void add_convert_cases(const GenArgs& g, uint64_t seed, GoldenFile& file) {
   q.seed = seed;
   for (Dist d : dists_arg(g.dist, "--dist")) {
     q.dist = d;
-    file.cases.push_back(generate_convert(q));
+    file.cases.push_back(value_of(try_generate_convert(q)));
   }
 }
 
@@ -222,11 +222,7 @@ void add_gemm_cases(const GenArgs& g, uint64_t seed, GoldenFile& file) {
   r.epilogue = plan_epilogue(p);
   for (const MmaGenRequest& q : requests) {
     r.mma = q;
-    try {
-      file.cases.push_back(generate_gemm(r));
-    } catch (const GoldenError& e) {
-      throw InputError(std::string("golden gen --gemm: ") + e.what());
-    }
+    file.cases.push_back(value_of(try_generate_gemm(r), "golden gen --gemm: "));
   }
 }
 
@@ -259,19 +255,19 @@ int run_gen(const GenArgs& g) {
     else if (!g.cvt.empty()) add_cvt_cases(g, seed, file);
     else add_convert_cases(g, seed, file);
   }
-  for (Case& c : generate_mma_cases(mma_requests)) file.cases.push_back(std::move(c));
-  write_golden(g.out, file, g.npy_threshold);
+  for (Case& c : value_of(try_generate_mma_cases(mma_requests))) file.cases.push_back(std::move(c));
+  check_error(try_write_golden(g.out, file, g.npy_threshold));
   std::cout << "wrote " << file.cases.size() << " case" << (file.cases.size() == 1 ? "" : "s") << " to " << g.out << "\n";
   return 0;
 }
 
 int run_check(const std::string& path) {
-  GoldenFile f = read_golden(path);
+  GoldenFile f = value_of(try_read_golden(path));
   size_t bad = 0;
   for (const Case& c : f.cases) {
     std::string status = "well-formed";
     if (c.provenance.source == "tcemu") {
-      const std::vector<std::string> differ = not_reproduced(c);  // every expected array (quantize: codes, scales, global)
+      const std::vector<std::string> differ = value_of(try_not_reproduced(c));  // every expected array (quantize: codes, scales, global)
       status = differ.empty() ? "reproduced by the emulator" : "NOT reproduced by the emulator";
       for (size_t i = 0; i < differ.size(); ++i) status.append(i ? ", " : " (differs: ").append(differ[i]);
       if (!differ.empty()) status += ")";
@@ -288,7 +284,7 @@ int run_check(const std::string& path) {
 int run_gen_set(const std::string& dir) {
   size_t n = 0;
   auto put = [&](const std::string& name, GoldenFile f) {
-    write_golden(dir + "/" + name, f, 0);
+    check_error(try_write_golden(dir + "/" + name, f, 0));
     std::cout << name << ": " << f.cases.size() << " cases\n";
     n += f.cases.size();
   };
@@ -301,7 +297,7 @@ int run_gen_set(const std::string& dir) {
     const std::vector<CoveredEntry>& index = fams.index;
     std::ofstream out(dir + "/index.json");
     out << committed_index_json(index);
-    if (!out) throw GoldenError(dir + "/index.json: cannot write");
+    if (!out) throw InputError(dir + "/index.json: cannot write");
     std::cout << "index.json: " << index.size() << " catalog entries\n";
   }
   std::cout << n << " cases in " << dir << "\n";

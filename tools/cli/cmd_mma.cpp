@@ -61,7 +61,7 @@ struct ValueConversion {
 };
 
 Matrix read_values(const std::string& path, const std::string& what, Fmt to, bool col, ValueConversion& vc) {
-  const io::NpyArray a = io::read_npy(path);
+  const io::NpyArray a = value_of(io::try_read_npy(path));
   const auto [rows, cols] = logical_shape(a, path, col);
   Fmt from;
   if (a.descr == "<f4") from = Fmt::f32;
@@ -335,7 +335,7 @@ void write_values(const MmaArgs& g, const InstrEntry& e, const Codes& d, const s
     for (size_t i = 0; i < d.size(); ++i)
       bits[i] = e.dtype == AccType::f32 ? d[i] : convert(Fmt::f16, Fmt::f32, d[i], exact).code;
   }
-  io::write_npy(vpath, io::make_npy(descr, dshape, bits));
+  check_error(io::try_write_npy(vpath, io::make_npy(descr, dshape, bits)));
   side["D"]["values_npy"] = vpath;
   side["D"]["values_type"] = descr == "<f8" ? "f64" : "f32";
 }
@@ -362,7 +362,7 @@ int run_mma(const MmaArgs& g) {
   if (ord.d) {
     std::vector<uint64_t> d(M * N);
     transpose(rowmajor.values().data(), d.data(), N, M);  // d is N x M
-    io::write_npy(g.out, io::make_npy(golden::npy_descr(acc_t), dshape, d));
+    check_error(io::try_write_npy(g.out, io::make_npy(golden::npy_descr(acc_t), dshape, d)));
     if (g.values) write_values(g, e, d, dshape, side);
   } else {
     // Row order: the codes' bytes as they are (D's container width is the .npy item's; the
@@ -372,7 +372,7 @@ int run_mma(const MmaArgs& g) {
     if (a.item_size() != static_cast<size_t>(rowmajor.width())) throw std::logic_error("D's width is not its .npy item's");
     const auto* bytes = static_cast<const uint8_t*>(rowmajor.data());
     a.data.assign(bytes, bytes + rowmajor.bytes());
-    io::write_npy(g.out, a);
+    check_error(io::try_write_npy(g.out, a));
     if (g.values) write_values(g, e, rowmajor, dshape, side);
   }
   const std::string spath = side_file(g.out);

@@ -60,7 +60,7 @@ inline QuantInput quant_input_of(const io::NpyArray& a, const std::string& where
 }
 
 inline QuantInput read_quant_input(const std::string& path, const std::string& format) {
-  return quant_input_of(io::read_npy(path), path, format);
+  return quant_input_of(value_of(io::try_read_npy(path)), path, format);
 }
 
 }  // namespace tcemu::cli

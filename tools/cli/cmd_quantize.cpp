@@ -212,7 +212,7 @@ void write_case(const QuantArgs& a, const Recipe& r, const QuantInput& in, const
   const std::string name = out.filename().string();
   g::GoldenFile f;
   f.description = "tcemu quantize --recipe " + r.name + " " + a.input;
-  f.cases.push_back(g::quantize_case(name.empty() ? "quantize" : name, r, x, rbits, q, std::move(prov)));
+  f.cases.push_back(value_of(g::try_quantize_case(name.empty() ? "quantize" : name, r, x, rbits, q, std::move(prov))));
   // Large arrays are referenced, not copied: x is the input file (its path relative to the
   // JSON), codes / scales / global are the OUT.*.npy files just written; only the random
   // words of stochastic rounding get a file of their own (OUT.rbits.npy).
@@ -226,7 +226,7 @@ void write_case(const QuantArgs& a, const Recipe& r, const QuantInput& in, const
       n.descr = g::npy_descr(arr.type);
       n.shape = {arr.rows, arr.cols};
       n.data = arr.raw;
-      io::write_npy((dir / file).string(), n);
+      check_error(io::try_write_npy((dir / file).string(), n));
     }
   };
   const std::filesystem::path input = std::filesystem::absolute(a.input);
@@ -255,19 +255,19 @@ int run_quantize(const QuantArgs& a) {
   Result<Quantized> res = quantize(r, in.values, in.rows, in.cols, rbits);
   if (!res.ok()) throw InputError("recipe '" + r.name + "': " + res.error);
   const Quantized& q = res.value;
-  io::write_npy(a.output + ".codes.npy", io::make_npy("|u1", in.shape, widen(q.codes)));
+  check_error(io::try_write_npy(a.output + ".codes.npy", io::make_npy("|u1", in.shape, widen(q.codes))));
   if (q.scale_fmt == Fmt::f32)
-    io::write_npy(a.output + ".scales.npy", io::make_npy("<f4", {q.scale_rows, q.scale_cols}, f32_codes(q.scale_f32)));
+    check_error(io::try_write_npy(a.output + ".scales.npy", io::make_npy("<f4", {q.scale_rows, q.scale_cols}, f32_codes(q.scale_f32))));
   else
-    io::write_npy(a.output + ".scales.npy", io::make_npy("|u1", {q.scale_rows, q.scale_cols}, widen(q.scale_codes)));
+    check_error(io::try_write_npy(a.output + ".scales.npy", io::make_npy("|u1", {q.scale_rows, q.scale_cols}, widen(q.scale_codes))));
   const bool global = r.kind == RecipeKind::nvfp4 && nvfp4_has_global(r.nvfp4.order);
   if (r.kind == RecipeKind::nvfp4) {  // row-scaled: one per row
     const bool per_row = r.nvfp4.row_scaled;
     const std::vector<size_t> shape = {per_row ? in.rows : 1};
     const std::vector<float> g = per_row ? q.row_global : std::vector<float>{q.global_scale};
     const std::vector<float> m = per_row ? q.row_amax : std::vector<float>{q.amax};
-    if (global) io::write_npy(a.output + ".global.npy", io::make_npy("<f4", shape, f32_codes(g)));
-    io::write_npy(a.output + ".amax.npy", io::make_npy("<f4", shape, f32_codes(m)));
+    if (global) check_error(io::try_write_npy(a.output + ".global.npy", io::make_npy("<f4", shape, f32_codes(g))));
+    check_error(io::try_write_npy(a.output + ".amax.npy", io::make_npy("<f4", shape, f32_codes(m))));
   }
   write_case(a, r, in, rbits, q);
   std::cout << "recipe " << r.name << ": " << in.rows << "x" << in.cols << " " << info(q.elem).name << " elements, "
@@ -281,8 +281,8 @@ int run_dequantize(const QuantArgs& a) {
   if (a.list) return list_recipes();
   const Recipe r = resolve_recipe(a);
   if (a.input.empty() || a.output.empty()) throw InputError("dequantize needs IN (the prefix quantize wrote) and -o OUT.npy");
-  const io::NpyArray codes = io::read_npy(a.input + ".codes.npy");
-  const io::NpyArray scales = io::read_npy(a.input + ".scales.npy");
+  const io::NpyArray codes = value_of(io::try_read_npy(a.input + ".codes.npy"));
+  const io::NpyArray scales = value_of(io::try_read_npy(a.input + ".scales.npy"));
   if (codes.descr != "|u1") throw InputError(a.input + ".codes.npy: expected uint8 codes, found '" + codes.descr + "'");
   if (codes.shape.empty()) throw InputError(a.input + ".codes.npy: a scalar has no blocks");
   Quantized q;
@@ -317,7 +317,7 @@ int run_dequantize(const QuantArgs& a) {
     const size_t n = r.nvfp4.row_scaled ? q.rows : 1;
     const std::string what = n == 1 ? "one float32" : std::to_string(n) + " float32 (one per row: row-scaled)";
     auto read_f32 = [&](const std::string& file) {
-      const io::NpyArray m = io::read_npy(file);
+      const io::NpyArray m = value_of(io::try_read_npy(file));
       if (m.descr != "<f4" || m.count() != n) throw InputError(file + ": expected " + what);
       std::vector<float> v;
       for (size_t i = 0; i < n; ++i) v.push_back(std::bit_cast<float>(static_cast<uint32_t>(m.bits(i))));
@@ -337,7 +337,7 @@ int run_dequantize(const QuantArgs& a) {
   }
   const Result<std::vector<float>> v = dequantize(r, q);
   if (!v.ok()) throw InputError("recipe '" + r.name + "': " + v.error);
-  io::write_npy(a.output, io::make_npy("<f4", codes.shape, f32_codes(v.value)));
+  check_error(io::try_write_npy(a.output, io::make_npy("<f4", codes.shape, f32_codes(v.value))));
   return 0;
 }
 

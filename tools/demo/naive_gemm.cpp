@@ -8,7 +8,9 @@
 #include <cstring>
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tcemu/quant.hpp"
@@ -24,7 +26,9 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "usage: tcemu-naive-gemm GOLDEN.json CASE_INDEX OUT.npy\n");
     return 2;
   }
-  const golden::GoldenFile f = golden::read_golden(argv[1]);
+  Result<golden::GoldenFile> read = golden::try_read_golden(argv[1]);
+  if (!read.ok()) throw std::runtime_error(read.error);
+  const golden::GoldenFile f = std::move(read.value);
   const size_t index = std::stoul(argv[2]);
   if (index >= f.cases.size()) throw std::runtime_error(std::string(argv[1]) + ": no case " + argv[2]);
   const golden::Case& c = f.cases[index];
@@ -58,7 +62,8 @@ int run(int argc, char** argv) {
       std::memcpy(&bits, &acc, 4);
       D[m * N + n] = bits;
     }
-  io::write_npy(argv[3], io::make_npy("<f4", {M, N}, D));
+  if (const std::string error = io::try_write_npy(argv[3], io::make_npy("<f4", {M, N}, D)); !error.empty())
+    throw std::runtime_error(error);
   std::printf("naive f32 GEMM of %s (%zu x %zu x %zu) -> %s\n", c.name.c_str(), M, N, K, argv[3]);
   return 0;
 }

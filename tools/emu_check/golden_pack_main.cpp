@@ -22,8 +22,13 @@ int main(int argc, char** argv) {
       if (f.path().extension() == ".json" && f.path().filename() != "index.json") files.push_back(f.path());
     std::sort(files.begin(), files.end());
     std::vector<emu_check::PackedCase> cases;
-    for (const auto& f : files)
-      for (const golden::Case& c : golden::read_golden(f.string()).cases) {
+    for (const auto& f : files) {
+      const Result<golden::GoldenFile> file = golden::try_read_golden(f.string());
+      if (!file.ok()) {
+        std::cerr << "tcemu-golden-pack: " << file.error << "\n";
+        return 2;
+      }
+      for (const golden::Case& c : file.value.cases) {
         if (c.op != golden::OpKind::mma) continue;
         const golden::MmaInputs in = golden::mma_inputs(c);
         emu_check::PackedCase p;
@@ -41,6 +46,7 @@ int main(int argc, char** argv) {
         p.D = c.expected.logical();
         cases.push_back(std::move(p));
       }
+    }
     std::ofstream out(argv[2], std::ios::binary);
     const std::string bytes = emu_check::write_pack(cases);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -50,7 +56,7 @@ int main(int argc, char** argv) {
     }
     std::cout << cases.size() << " MMA cases, " << bytes.size() << " bytes -> " << argv[2] << "\n";
     return 0;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // the folder's listing (std::filesystem), mma_inputs' preconditions
     std::cerr << "tcemu-golden-pack: " << e.what() << "\n";
     return 2;
   }

@@ -40,7 +40,9 @@ struct CommittedFamilies {
 };
 CommittedFamilies committed_families(uint64_t seed = 1);
 std::string committed_index_json(const std::vector<CoveredEntry>& index);
-// Reads index.json back, looking every entry up in the catalog; GoldenError names the field.
+// Reads index.json back, looking every entry up in the catalog; the error names the field
+// (read_committed_index throws it as GoldenError).
+Result<std::vector<CoveredEntry>> try_read_committed_index(const std::string& path);
 std::vector<CoveredEntry> read_committed_index(const std::string& path);
 
 // Conversions under every convention for the narrow formats, and every PTX cvt variant.

@@ -28,16 +28,22 @@ struct CompareOptions {
 };
 
 // The actual output read from a file: raw little-endian codes in the layout of the case's
-// expected array, a .npy file, or a golden file holding a case of the same name. Throws
-// GoldenError (bad input: exit status 2) naming the problem.
+// expected array, a .npy file, or a golden file holding a case of the same name. The error
+// names the problem (bad input: exit status 2); read_actual throws it as GoldenError.
+Result<Array> try_read_actual(const std::string& path, const Case& expected);
 Array read_actual(const std::string& path, const Case& expected);
 // The same for many cases of one ACTUAL file: a golden ACTUAL is read once (and its cases
 // found by name), so comparing two golden files takes time linear in their size; .npy and raw
 // files are read per case, as by read_actual.
+// try_open reads a golden ACTUAL (the error: what the constructor throws as GoldenError);
+// try_read gives read's error (what read_actual's is) in the Result.
 class ActualSource {
  public:
-  explicit ActualSource(std::string path);
-  Array read(const Case& expected) const;
+  ActualSource() = default;  // no file: for Result<ActualSource>
+  static Result<ActualSource> try_open(std::string path);
+  explicit ActualSource(std::string path);  // throws GoldenError
+  Result<Array> try_read(const Case& expected) const;
+  Array read(const Case& expected) const;   // throws GoldenError
   // The case names of a golden ACTUAL (empty for the other kinds).
   std::vector<std::string> case_names() const;
 
@@ -90,6 +96,8 @@ struct CompareReport {
   bool identical() const { return mismatches == 0; }
 };
 
+// The error (compare throws it as GoldenError): an actual array of another type or shape.
+Result<CompareReport> try_compare(const Case& expected, const Array& actual, const CompareOptions& opt = {});
 CompareReport compare(const Case& expected, const Array& actual, const CompareOptions& opt = {});
 
 // The expected arrays of a case besides its main one (a quantize case's "scales" and "global";

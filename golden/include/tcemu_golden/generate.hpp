@@ -68,22 +68,27 @@ struct MmaGenRequest {
   using Compute = std::function<MmaResult(const InstrEntry&, const MmaProblem&, const MmaOptions&)>;
   Compute compute;
 };
+// The error names what is wrong with the request (generate_mma throws it as GoldenError).
+Result<Case> try_generate_mma(const MmaGenRequest& r);
 Case generate_mma(const MmaGenRequest& r);
 // Every request's case, in the order of the requests, on thread_count(exec) threads (each case
 // is generated from its own seed alone, so the cases are those of generate_mma one by one).
-// A request that fails throws what generate_mma throws (the first failing request's error).
+// A request that fails gives generate_mma's error (the first failing request's), thrown by
+// generate_mma_cases.
+Result<std::vector<Case>> try_generate_mma_cases(std::span<const MmaGenRequest> requests, const Exec& exec = {});
 std::vector<Case> generate_mma_cases(std::span<const MmaGenRequest> requests, const Exec& exec = {});
 
 // A gemm case (`tcemu golden gen --gemm`): A, B and block scales drawn as generate_mma draws
 // them (C as f32 codes, drawn only when beta != 0: the epilogue reads it as beta * C), the
 // plan resolved from `plan` (resolve_plan: preset, split count and grain, or chunks; the
 // epilogue order), the epilogue's alpha, beta, vectors and output conversion from `epilogue`,
-// D by tcemu::gemm. Throws GoldenError naming what is wrong with the plan.
+// D by tcemu::gemm. The error names what is wrong with the plan (generate_gemm throws it).
 struct GemmGenRequest {
   MmaGenRequest mma;  // instruction, shape, distributions, orders, seed, name; options: promotion, negation
   PlanRequest plan;
   Epilogue epilogue;  // its order is replaced by the resolved plan's
 };
+Result<Case> try_generate_gemm(const GemmGenRequest& r);
 Case generate_gemm(const GemmGenRequest& r);
 
 struct ConvertGenRequest {
@@ -96,6 +101,8 @@ struct ConvertGenRequest {
   uint64_t seed = 1;
   std::string name;
 };
+// The error: an unknown convention or an option it does not allow (generate_convert throws it).
+Result<Case> try_generate_convert(const ConvertGenRequest& r);
 Case generate_convert(const ConvertGenRequest& r);
 
 struct CvtGenRequest {
@@ -107,6 +114,8 @@ struct CvtGenRequest {
   uint64_t seed = 1;
   std::string name;
 };
+// The error: the PTX spelling does not parse (generate_cvt throws it).
+Result<Case> try_generate_cvt(const CvtGenRequest& r);
 Case generate_cvt(const CvtGenRequest& r);
 
 }  // namespace tcemu::golden

@@ -28,6 +28,7 @@
 #include "tcemu/mma.hpp"
 #include "tcemu/ptx_cvt.hpp"
 #include "tcemu/quant_recipe.hpp"
+#include "tcemu/result.hpp"
 
 namespace tcemu::golden {
 
@@ -176,13 +177,23 @@ struct GoldenFile {
   std::vector<Case> cases;
 };
 
+// Errors (docs/architecture.md, "Errors"): every call of this library that takes data or
+// names a user gives (files, JSON, requests) has a Result form, `try_<name>`, whose error is
+// the message the throwing form `<name>` throws (GoldenError or io::NpyError, byte for byte).
+// The throwing forms stay for tests and for callers whose input the library made itself; the
+// CLI and the Python module call the Result forms.
+
 // Reads and checks a file; .npy references are resolved relative to its folder.
-GoldenFile read_golden(const std::string& path);
+Result<GoldenFile> try_read_golden(const std::string& path);
+GoldenFile read_golden(const std::string& path);  // throws GoldenError: try_read_golden's error
 // Parses a document (npy references resolved in `dir`). `where` prefixes error messages.
-GoldenFile parse_golden(const nlohmann::json& doc, const std::string& dir, const std::string& where);
+Result<GoldenFile> try_parse_golden(const nlohmann::json& doc, const std::string& dir, const std::string& where);
+GoldenFile parse_golden(const nlohmann::json& doc, const std::string& dir, const std::string& where);  // throws
 
 // Writes a file. Arrays with more than `npy_threshold` elements go to .npy files next to it,
-// named <stem>.<case>.<operand>.npy (0 = every array inline as hex).
+// named <stem>.<case>.<operand>.npy (0 = every array inline as hex). try_write_golden returns
+// the message ("PATH: cannot write", ...), empty on success; write_golden throws it.
+std::string try_write_golden(const std::string& path, GoldenFile& file, size_t npy_threshold = 4096);
 void write_golden(const std::string& path, GoldenFile& file, size_t npy_threshold = 4096);
 // The JSON document (arrays whose `npy` is set are referenced, not inlined).
 nlohmann::json to_json(const GoldenFile& file);

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tcemu/result.hpp"
+
 namespace tcemu::io {
 
 struct NpyError : std::runtime_error {
@@ -27,7 +29,11 @@ struct NpyArray {
 // Reads a .npy file through the strict reader of tcemu/npy_reader.hpp; NpyError names the
 // file and the problem (bad magic, a malformed header, unsupported dtype, fortran order, a
 // size that overflows, truncated or trailing data, ...), before allocating what it claims.
+// try_read_npy: the same as a Result (error: the message read_npy throws, byte for byte).
+Result<NpyArray> try_read_npy(const std::string& path);
 NpyArray read_npy(const std::string& path);
+// try_write_npy returns the message write_npy throws ("PATH: cannot write", ...), empty on success.
+std::string try_write_npy(const std::string& path, const NpyArray& a);
 void write_npy(const std::string& path, const NpyArray& a);
 
 // An array of `shape` from raw element bits, stored with the given dtype.

@@ -25,8 +25,9 @@ struct QuantShapes {
   bool global = false;               // NVFP4: expected "global" (f32 [global_rows])
   size_t global_rows = 1;            // row-scaled NVFP4: one S_enc per row
 };
-// Throws GoldenError naming the option when the recipe cannot quantize that shape
-// (`where` prefixes the message, e.g. "cases[0].recipe").
+// The error names the option when the recipe cannot quantize that shape (`where` prefixes the
+// message, e.g. "cases[0].recipe"); quant_shapes throws it as GoldenError.
+Result<QuantShapes> try_quant_shapes(const quant::Recipe& r, size_t rows, size_t cols, const std::string& where = "recipe");
 QuantShapes quant_shapes(const quant::Recipe& r, size_t rows, size_t cols, const std::string& where = "recipe");
 
 // The recipe as JSON: {"name", "kind", "mx" | "nvfp4" | "fp8": {every option, resolved},
@@ -34,23 +35,35 @@ QuantShapes quant_shapes(const quant::Recipe& r, size_t rows, size_t cols, const
 nlohmann::json recipe_json(const quant::Recipe& r);
 // Refuses (GoldenError naming the field) a recipe JSON whose "upstream" differs from what `r`
 // (parsed from it, with r.input set to x's format) follows; absent "upstream" passes.
+// try_check_recipe_upstream returns that message, empty when it passes.
+std::string try_check_recipe_upstream(const nlohmann::json& j, const quant::Recipe& r, const std::string& where);
 void check_recipe_upstream(const nlohmann::json& j, const quant::Recipe& r, const std::string& where);
 // Back: the preset `name` with the options given (missing ones keep the preset's value).
-// Throws GoldenError naming the field for an unknown recipe, kind or option value.
+// The error names the field for an unknown recipe, kind or option value (parse_recipe_json
+// throws it as GoldenError).
+Result<quant::Recipe> try_parse_recipe_json(const nlohmann::json& j, const std::string& where);
 quant::Recipe parse_recipe_json(const nlohmann::json& j, const std::string& where);
 
 // x as f32 values (f16 / bf16 codes convert exactly), row-major.
 std::vector<float> quant_input_values(const Array& x);
 
 // A quantize case from a result the caller computed with quant::quantize (the CLI), or ...
+// The error: the recipe cannot quantize x's shape, or rbits is not the count it takes.
+Result<Case> try_quantize_case(const std::string& name, const quant::Recipe& r, const Array& x,
+                               const std::vector<uint32_t>& rbits, const quant::Quantized& q, Provenance provenance);
 Case quantize_case(const std::string& name, const quant::Recipe& r, const Array& x, const std::vector<uint32_t>& rbits,
                    const quant::Quantized& q, Provenance provenance);
 // ... computed here. x: f32, f16 or bf16 codes [rows, cols]; rbits as random_words_needed().
+// The error: the recipe refuses the input (make_quantize_case throws it as GoldenError).
+Result<Case> try_make_quantize_case(const std::string& name, const quant::Recipe& r, const Array& x,
+                                    const std::vector<uint32_t>& rbits, Provenance provenance);
 Case make_quantize_case(const std::string& name, const quant::Recipe& r, const Array& x,
                         const std::vector<uint32_t>& rbits, Provenance provenance);
 
 // The emulator's expected arrays for a quantize case: "codes", "scales" and (NVFP4) "global",
-// in the layout of the case's arrays. Throws GoldenError when the recipe refuses the input.
+// in the layout of the case's arrays. The error: the recipe refuses the input (thrown as
+// GoldenError by evaluate_quantize).
+Result<std::map<std::string, Array>> try_evaluate_quantize(const Case& c);
 std::map<std::string, Array> evaluate_quantize(const Case& c);
 
 // `tcemu golden gen --recipe NAME`: x drawn from a distribution of generate.hpp (as the f32
@@ -64,6 +77,8 @@ struct QuantizeGenRequest {
   uint64_t seed = 1, philox_offset = 0;
   std::string name;  // "" = quantize_<recipe>_<dist>_s<seed>
 };
+// The error names what is wrong with the request (generate_quantize throws it).
+Result<Case> try_generate_quantize(const QuantizeGenRequest& r);
 Case generate_quantize(const QuantizeGenRequest& r);
 
 }  // namespace tcemu::golden

@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_npy fuzz_golden fuzz_cli_lines fuzz_quant_input fuzz_mma_operands fuzz_dlpack fuzz_gemm_plan)
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found (apt-get install clang)" >&2; exit 2; }
-flags="-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=all"
+flags="-g1 -O1 -fno-omit-frame-pointer -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=all"
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B build/fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$flags" \

@@ -3,7 +3,7 @@
 # Tests labelled `long` are left out; run them with: ctest --preset release -L long
 # Then the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer (preset
 # debug-asan, host code only), the aarch64 cross build under qemu-user (scripts/test-aarch64.sh),
-# a fuzz smoke (every libFuzzer harness of fuzz/ for 20 s on its ASan/UBSan build) and the demo.
+# a fuzz smoke (every libFuzzer harness of fuzz/ for 15 s on its ASan/UBSan build) and the demo.
 # TCEMU_SKIP_ASAN=1, TCEMU_SKIP_AARCH64=1 and TCEMU_SKIP_FUZZ=1 leave those stages out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,8 +50,8 @@ fi
 
 if [ "${TCEMU_SKIP_FUZZ:-0}" != 1 ]; then
   # A parser regression that crashes, leaks or allocates without bound on any input the
-  # harness reaches in 20 s (the committed seeds first) does not land.
-  scripts/fuzz.sh --seconds 20
+  # harness reaches in 15 s (the committed seeds first) does not land.
+  scripts/fuzz.sh --seconds 15
 fi
 
 scripts/demo.sh > /dev/null

@@ -20,6 +20,8 @@ std::optional<Nvfp4Order> parse_nvfp4_order(std::string_view s) {
   if (s == "torchao-single" || s == "torchao_single") return Nvfp4Order::torchao_single;
   if (s == "torchao-0.16") return Nvfp4Order::torchao_0_16;
   if (s == "torchao-single-0.17") return Nvfp4Order::torchao_single_0_17;
+  if (s == "autoround-e5m3" || s == "autoround_e5m3") return Nvfp4Order::autoround_e5m3;
+  if (s == "autoround-e5m3-gs" || s == "autoround_e5m3_gs") return Nvfp4Order::autoround_e5m3_gs;
   return std::nullopt;
 }
 std::string_view to_string(Nvfp4Order o) {
@@ -30,11 +32,17 @@ std::string_view to_string(Nvfp4Order o) {
     case Nvfp4Order::torchao_single: return "torchao-single";
     case Nvfp4Order::torchao_0_16: return "torchao-0.16";
     case Nvfp4Order::torchao_single_0_17: return "torchao-single-0.17";
+    case Nvfp4Order::autoround_e5m3: return "autoround-e5m3";
+    case Nvfp4Order::autoround_e5m3_gs: return "autoround-e5m3-gs";
   }
   return "?";
 }
 bool nvfp4_te_order(Nvfp4Order o) { return o == Nvfp4Order::te || o == Nvfp4Order::te_div6; }
-bool nvfp4_has_global(Nvfp4Order o) { return o != Nvfp4Order::torchao_single && o != Nvfp4Order::torchao_single_0_17; }
+bool nvfp4_autoround_order(Nvfp4Order o) { return o == Nvfp4Order::autoround_e5m3 || o == Nvfp4Order::autoround_e5m3_gs; }
+bool nvfp4_has_global(Nvfp4Order o) {
+  return o != Nvfp4Order::torchao_single && o != Nvfp4Order::torchao_single_0_17 && o != Nvfp4Order::autoround_e5m3;
+}
+Fmt nvfp4_scale_fmt(Nvfp4Order o) { return nvfp4_autoround_order(o) ? Fmt::ue5m3 : Fmt::e4m3; }
 bool nvfp4_te_fast_math_applies(const Nvfp4Options& o) {
   return o.fast_math && o.input == Fmt::bf16 && !o.tile2d && nvfp4_te_order(o.order);
 }
@@ -44,6 +52,11 @@ namespace {
 constexpr float kFltMax = std::numeric_limits<float>::max();
 constexpr float kBf16Max = 0x1.FEp127f;
 constexpr float kE4m3MinNormal = 0x1p-6f;  // torch.finfo(float8_e4m3fn).tiny
+constexpr float kUe5m3Max = 114688.0f;     // auto-round's FLOAT8_UE5M3_MAX (code 0xFE)
+
+// auto-round's get_reciprocal on an f32 tensor: torch.where(x == 0, 0, 1.0 / x), where 1.0 / x
+// is Tensor.__rtruediv__ (x.reciprocal() * 1.0: one f32 division). NaN gives NaN.
+float autoround_rcp(float x) { return x == 0.0f ? 0.0f : 1.0f / x; }
 
 // fminf: a NaN operand is dropped.
 float fminf_c(float a, float b) {
@@ -241,6 +254,14 @@ std::string nvfp4_quantize_error(size_t n, size_t rows, size_t cols, const Nvfp4
   // negative one no tensor has.
   if (o.global_amax && *o.global_amax < 0.0f) return "global_amax is a magnitude: it cannot be negative";
   if (o.round != Round::rn && o.round != Round::rs) return "NVFP4 element rounding is rn or rs";
+  if (std::string e = nvfp4_block_error(o.order, o.block); !e.empty()) return e;
+  if (nvfp4_autoround_order(o.order)) {  // what auto-round's nvfp4_v2 functions do, and nothing else
+    if (o.tile2d) return "auto-round's NVFP4 (UE5M3 scales) has 1xN blocks along rows: no tile2d";
+    if (o.round != Round::rn) return "auto-round's NVFP4 (UE5M3 scales) rounds to nearest: no stochastic rounding";
+    if (o.rht) return "auto-round's NVFP4 (UE5M3 scales) has no Hadamard transform";
+    if (o.fast_math) return "fast_math is TransformerEngine's: it does not apply to auto-round's order";
+    if (nvfp4_te_variant(o)) return "4over6 and row-scaled NVFP4 are TransformerEngine's: order te";
+  }
   if (o.te_test_reference && (o.order != Nvfp4Order::te || o.tile2d))
     return "TE's test reference (te_test_reference) is modelled for order te with 1x16 blocks";
   if (nvfp4_te_variant(o)) {
@@ -266,6 +287,12 @@ std::string nvfp4_quantize_error(size_t n, size_t rows, size_t cols, const Nvfp4
   return {};
 }
 
+std::string nvfp4_block_error(Nvfp4Order order, size_t block) {
+  if (block == 16 || (block == 32 && nvfp4_autoround_order(order))) return {};
+  return "NVFP4 blocks are 16 elements; 32 is auto-round's (orders autoround-e5m3, autoround-e5m3-gs), got " +
+         std::to_string(block);
+}
+
 bool nvfp4_te_variant(const Nvfp4Options& o) { return o.four_over_six != FourOverSix::off || o.row_scaled; }
 
 namespace {
@@ -284,11 +311,20 @@ struct Nvfp4Scaler {
         fast(nvfp4_te_fast_math_applies(opt) && !opt.te_test_reference),
         two_level(opt.order == Nvfp4Order::torchao || opt.order == Nvfp4Order::torchao_0_16),
         recip(opt.order == Nvfp4Order::torchao || opt.order == Nvfp4Order::torchao_single),
+        ar(nvfp4_autoround_order(opt.order)),
         elem_mul(blocks),
         elem_div(blocks) {}
 
   // Sets q.amax and q.global_scale from the tensor amax.
   void tensor_scale(Nvfp4Tensor& q, float amax) {
+    if (ar) {
+      // nvfp4_v2: global_scale = 1.0 (a Python float); nvfp4_v2_with_global_scale:
+      // FLOAT8_UE5M3_MAX * FLOAT4_E2M1_MAX * get_reciprocal(tensor_max), 688128.0 times an f32.
+      q.amax = amax;
+      q.global_scale = o.order == Nvfp4Order::autoround_e5m3_gs ? 688128.0f * autoround_rcp(amax) : 1.0f;
+      ar_rcp = o.order == Nvfp4Order::autoround_e5m3_gs ? autoround_rcp(q.global_scale) : 1.0f;
+      return;
+    }
     if (te) {
       q.amax = amax;
       q.global_scale = nvfp4_te_encode_scale(amax);
@@ -306,6 +342,16 @@ struct Nvfp4Scaler {
 
   // The block scale q.scales[b] and element multiplier (or divisor) of block b from its amax.
   void block_scale(Nvfp4Tensor& q, size_t b, float bamax) {
+    if (ar) {
+      // ref_fp4_quant: scale = global_scale * (vec_max * get_reciprocal(6.0)), the Python float
+      // 1/6 taken as f32 by the f32 multiply; clip to [0, 114688] (NaN passes); float_to_e5m3_frexp
+      // (RNE, 0xFF for NaN) and back; dequant_scale = scale * get_reciprocal(global_scale).
+      const float t = bamax * static_cast<float>(1.0 / 6.0);
+      const float sc = torch_clamp(o.order == Nvfp4Order::autoround_e5m3_gs ? q.global_scale * t : t, 0.0f, kUe5m3Max);
+      q.scales[b] = sc == 0.0f ? 0 : static_cast<uint8_t>(convert(Fmt::f32, Fmt::ue5m3, f32_bits(sc), ptx_sat_rn()).code);
+      elem_div[b] = code_to_f32(Fmt::ue5m3, q.scales[b]) * ar_rcp;
+      return;
+    }
     if (te) {
       q.scales[b] = nvfp4_te_block_scale(bamax, q.global_scale, o.order);
       if (o.te_test_reference) {
@@ -330,6 +376,12 @@ struct Nvfp4Scaler {
 
   // The scaled value of element x of block b, before the cast.
   float scaled(float x, size_t b) const {
+    if (ar) {
+      // where(dequant_scale == 0, 0, x / dequant_scale) + 0 (v: a -0 quotient becomes +0),
+      // clamp(-6, 6); cast_to_fp4 then rounds to nearest even on the E2M1 grid.
+      const float d = elem_div[b];
+      return torch_clamp((d == 0.0f ? 0.0f : x / d) + 0.0f, -6.0f, 6.0f);
+    }
     if (te && fast) {
       // fma.rn.f32.bf16(x, coef, +0): the bf16 x bf16 product rounded once; an exact -0
       // product plus +0 is +0 (RN).
@@ -341,10 +393,11 @@ struct Nvfp4Scaler {
   }
 
   const Nvfp4Options& o;
-  const bool te, fast, two_level, recip;
+  const bool te, fast, two_level, recip, ar;
   float per_tensor = 1.0f;
+  float ar_rcp = 1.0f;          // auto-round: get_reciprocal(global_scale)
   std::vector<float> elem_mul;  // te: x * mul
-  std::vector<float> elem_div;  // torchao: x / div
+  std::vector<float> elem_div;  // torchao: x / div; auto-round: its dequant_scale
 };
 
 }  // namespace
@@ -405,7 +458,7 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
     detail::nvfp4_quantize_fast(x, rows, cols, o, rbits, exec, q, rht_amax);
     return q;
   }
-  q.grid = make_grid(rows, cols, o.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);
+  q.grid = make_grid(rows, cols, o.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, o.block);
   const AmaxNan nan_policy = te ? AmaxNan::ignore : AmaxNan::propagate;
   const float amax = o.global_amax ? *o.global_amax : mx_amax(x, nan_policy, exec);
 
@@ -442,7 +495,8 @@ Nvfp4Tensor nvfp4_quantize(std::span<const float> x_in, size_t rows, size_t cols
         for (size_t c = t.c0; c < t.c1; ++c) {
           const size_t i = r * cols + c;
           const float y = s.scaled(x[i], grid.scale_index(r, c));
-          q.codes[i] = !te && std::isnan(y)
+          // auto-round: a NaN y (its block's scale is NaN, so is its value) gets satfinite's +6.
+          q.codes[i] = !te && !s.ar && std::isnan(y)
                            ? torchao_floatx_nan_code(Fmt::e2m1, f32_bits(y))  // torchao's bit trick on NaN
                            : static_cast<uint8_t>(convert(Fmt::f32, Fmt::e2m1, f32_bits(y), e2m1).code);
         }
@@ -495,10 +549,14 @@ std::vector<float> detail::nvfp4_dequantize_view(const Nvfp4Tensor& q, std::span
   const float factor_inv = 1.0f / (6.0f * static_cast<float>(q.e4m3_max));
   // tcemu; torchao get_hp_scales: sfb alone without a per-tensor scale, else per_tensor * sfb.
   const float s_dec = te ? 1.0f / q.global_scale : nvfp4_has_global(q.order) ? q.global_scale : 1.0f;
+  // auto-round: qdq = fp4 * (scale * get_reciprocal(global_scale)), gs 1 for autoround-e5m3.
+  const bool ar = nvfp4_autoround_order(q.order);
+  const float ar_rcp = q.order == Nvfp4Order::autoround_e5m3_gs ? autoround_rcp(q.global_scale) : 1.0f;
   // One element from its E2M1 code, its block's E4M3 scale code and its row's scales.
   auto value_in = [&](uint8_t code, uint8_t scale, float row_dec, float amax) {
-    const float sfb = code_to_f32(Fmt::e4m3, scale);
+    const float sfb = code_to_f32(nvfp4_scale_fmt(q.order), scale);
     const float e = code_to_f32(Fmt::e2m1, code);
+    if (ar) return e * (sfb * ar_rcp);
     if (d == Nvfp4Dequant::te_kernel) {
       const float final_scale = sfb * amax * factor_inv;  // (sfb * amax) * factor_inv
       const float v = e * final_scale;

@@ -10,7 +10,7 @@
 namespace tcemu::quant {
 
 namespace {
-const std::array<RecipePreset, 16> kPresets = {{
+const std::array<RecipePreset, 18> kPresets = {{
     {"mxfp8", "MXFP8 as TransformerEngine: e4m3, 1x32, cvt.rp.satfinite.ue8m0 scale (rceil-sat), x * exp2f_rcp, cvt.rn.satfinite elements"},
     {"mxfp8-e5m2", "as mxfp8 with e5m2 elements (TE gradients)"},
     {"mxfp8-torchao", "torchao MXFP8: e4m3, 1x32, RCEIL without saturation (Inf/NaN blocks -> scale 0xff)"},
@@ -24,6 +24,8 @@ const std::array<RecipePreset, 16> kPresets = {{
     {"nvfp4-4over6", "NVFP4 as TE's 4over6 (#2972): each 1x16 block keeps the scale mapping its amax to 6 or to 4 with the smaller MAE, S_enc from E4M3 max 256 (16x16: nvfp4-2d --four-over-six mae --e4m3-max 256)"},
     {"nvfp4-row-scaled", "NVFP4 as TE's row-scaled activations (#2931): one amax and S_enc per row, 1x16 blocks"},
     {"nvfp4-torchao", "NVFP4 as torchao: per-tensor amax/2688, block scales clamped to [2^-6, 448]"},
+    {"nvfp4-e5m3-autoround", "NVFP4 with UE5M3 block scales as intel/auto-round v0.16.1 nvfp4_v2 (scheme NVFP4_E5M3): 1x16, no tensor scale (--block 32: group_size 32)"},
+    {"nvfp4-e5m3-autoround-gs", "as nvfp4-e5m3-autoround under auto-round's global scale 688128/amax (nvfp4_v2_with_global_scale)"},
     {"fp8-current", "per-tensor FP8 current scaling (TE): scale = 448/amax, e4m3 (--fp8 e5m2, --pow2)"},
     {"fp8-block1x128", "blockwise FP8 (TE/DeepSeek): 1x128 blocks, power-of-two scales, e4m3"},
     {"fp8-block128x128", "blockwise FP8 (TE/DeepSeek): 128x128 blocks, power-of-two scales, e4m3"},
@@ -48,7 +50,10 @@ std::optional<Recipe> find_recipe(std::string_view name) {
   else if (name == "mxfp6-e2m3") mx(Fmt::e2m3, MxScaleMode::floor);
   else if (name == "mxfp4") mx(Fmt::e2m1, MxScaleMode::floor);
   else if (name == "mxint8") mx(Fmt::s8, MxScaleMode::floor);
-  else if (name == "nvfp4" || name == "nvfp4-2d" || name == "nvfp4-torchao" || name == "nvfp4-4over6" ||
+  else if (name == "nvfp4-e5m3-autoround" || name == "nvfp4-e5m3-autoround-gs") {
+    r.kind = RecipeKind::nvfp4;
+    r.nvfp4.order = name == "nvfp4-e5m3-autoround" ? Nvfp4Order::autoround_e5m3 : Nvfp4Order::autoround_e5m3_gs;
+  } else if (name == "nvfp4" || name == "nvfp4-2d" || name == "nvfp4-torchao" || name == "nvfp4-4over6" ||
            name == "nvfp4-row-scaled") {
     r.kind = RecipeKind::nvfp4;
     r.nvfp4.tile2d = name == "nvfp4-2d";
@@ -100,6 +105,8 @@ Upstream recipe_upstream(const Recipe& r) {
         case Nvfp4Order::torchao_single: return {ao, ao_c, nv_file};
         case Nvfp4Order::torchao_0_16: return {ao, "v0.16.0", nv_file};
         case Nvfp4Order::torchao_single_0_17: return {ao, "v0.17.0", nv_file};
+        case Nvfp4Order::autoround_e5m3:
+        case Nvfp4Order::autoround_e5m3_gs: return {"intel/auto-round", "v0.16.1", "auto_round/data_type/nvfp.py"};
       }
       break;
     }
@@ -151,7 +158,7 @@ Quantized quantize_checked(const Recipe& r, std::span<const float> x, size_t row
       Nvfp4Tensor t = nvfp4_quantize(x, rows, cols, o, rbits, exec);
       q.elem = Fmt::e2m1;
       q.codes = std::move(t.codes);
-      q.scale_fmt = Fmt::e4m3;
+      q.scale_fmt = nvfp4_scale_fmt(r.nvfp4.order);
       q.scale_rows = t.grid.scale_rows();
       q.scale_cols = t.grid.scale_cols();
       q.scale_codes = std::move(t.scales);
@@ -202,7 +209,8 @@ std::string dequantize_error(const Recipe& r, const Quantized& q) {
   switch (r.kind) {
     case RecipeKind::mx: return blocks(r.mx.block, r.mx.axis, q.scale_codes.size());
     case RecipeKind::nvfp4: {
-      if (std::string e = blocks(16, r.nvfp4.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, q.scale_codes.size()); !e.empty())
+      if (std::string e = nvfp4_block_error(r.nvfp4.order, r.nvfp4.block); !e.empty()) return e;
+      if (std::string e = blocks(r.nvfp4.block, r.nvfp4.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, q.scale_codes.size()); !e.empty())
         return e;
       if (r.nvfp4.row_scaled && (q.row_global.size() != q.rows || q.row_amax.size() != q.rows))
         return "row-scaled NVFP4 needs one global scale and one amax per row";
@@ -240,7 +248,7 @@ std::vector<float> dequantize_checked(const Recipe& r, const Quantized& q, const
     }
     case RecipeKind::nvfp4: {
       Nvfp4Tensor t;
-      t.grid = make_grid(q.rows, q.cols, r.nvfp4.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);
+      t.grid = make_grid(q.rows, q.cols, r.nvfp4.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, r.nvfp4.block);
       t.order = r.nvfp4.order;
       t.codes = q.codes;
       t.scales = q.scale_codes;

@@ -116,7 +116,7 @@ void read_mx(MxOptions& o, const json& j, const std::string& w) {
 
 void read_nvfp4(Nvfp4Options& o, const json& j, const std::string& w) {
   only_keys(j, w, {"order", "tile2d", "fast_math", "round", "rs_map", "global_amax", "rht", "rht_signs", "rht_out",
-                   "te_test_reference", "four_over_six", "row_scaled", "e4m3_max", "err_fast_math"});
+                   "te_test_reference", "four_over_six", "row_scaled", "e4m3_max", "err_fast_math", "block"});
   if (j.contains("err_fast_math")) o.err_fast_math = boolean(j, "err_fast_math", w);
   if (j.contains("four_over_six"))
     o.four_over_six = choice<FourOverSix>(j, "four_over_six", w,
@@ -131,7 +131,13 @@ void read_nvfp4(Nvfp4Options& o, const json& j, const std::string& w) {
     o.order = choice<Nvfp4Order>(j, "order", w,
                                  {{"te", Nvfp4Order::te}, {"te-div6", Nvfp4Order::te_div6}, {"torchao", Nvfp4Order::torchao},
                                   {"torchao-single", Nvfp4Order::torchao_single}, {"torchao-0.16", Nvfp4Order::torchao_0_16},
-                                  {"torchao-single-0.17", Nvfp4Order::torchao_single_0_17}});
+                                  {"torchao-single-0.17", Nvfp4Order::torchao_single_0_17},
+                                  {"autoround-e5m3", Nvfp4Order::autoround_e5m3},
+                                  {"autoround-e5m3-gs", Nvfp4Order::autoround_e5m3_gs}});
+  if (j.contains("block")) {
+    o.block = static_cast<size_t>(integer(j, "block", w, 1, 32));
+    if (const std::string e = nvfp4_block_error(o.order, o.block); !e.empty()) fail(w + ".block", e);
+  }
   if (j.contains("tile2d")) o.tile2d = boolean(j, "tile2d", w);
   if (j.contains("fast_math")) o.fast_math = boolean(j, "fast_math", w);
   if (j.contains("round")) o.round = choice<Round>(j, "round", w, {{"rn", Round::rn}, {"rs", Round::rs}});
@@ -193,6 +199,7 @@ json recipe_json(const Recipe& r) {
                     {"e4m3_max", o.e4m3_max},
                     {"err_fast_math", o.err_fast_math}};
       if (o.global_amax) j["nvfp4"]["global_amax"] = f32_hex(std::bit_cast<uint32_t>(*o.global_amax));
+      if (o.block != 16) j["nvfp4"]["block"] = o.block;  // auto-round's 32 (files before it: 16)
       break;
     }
     case RecipeKind::fp8_current:
@@ -285,10 +292,14 @@ QuantShapes quant_shapes(const Recipe& r, size_t rows, size_t cols, const std::s
     case RecipeKind::nvfp4: {
       const Nvfp4Options& o = r.nvfp4;
       s.codes = elem_type(Fmt::e2m1);
-      s.scales = elem_type(Fmt::e4m3);
+      s.scales = elem_type(nvfp4_scale_fmt(o.order));
       s.global = nvfp4_has_global(o.order);
       s.global_rows = o.row_scaled ? rows : 1;
-      g = make_grid(rows, cols, o.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, 16);
+      g = make_grid(rows, cols, o.tile2d ? BlockAxis::tile2d : BlockAxis::rowwise, o.block);
+      if (const std::string e = nvfp4_quantize_error(rows * cols, rows, cols,
+                                                    [&] { Nvfp4Options p = o; p.global_amax.reset(); return p; }(), 0);
+          nvfp4_autoround_order(o.order) && !e.empty())
+        fail(w + ".nvfp4.order", e);
       if (o.te_test_reference && (o.order != Nvfp4Order::te || o.tile2d))
         fail(w + ".nvfp4.te_test_reference", "TE's test reference is modelled for order te with 1x16 blocks");
       if (o.rht && cols % 16 != 0)

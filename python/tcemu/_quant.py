@@ -61,7 +61,8 @@ def quantize(x, recipe, *, rbits=None, seed=None, offset=0, threads=None, **opti
     preset, with the names of a golden file's recipe object (docs/golden.md): MX elem, block,
     axis, scale, round, amax_nan, cast, rceil_log2, rs_bits; NVFP4 order, tile2d, fast_math,
     round, rs_map, global_amax, rht, rht_signs, rht_out, four_over_six ('off', 'mae', 'mse'),
-    row_scaled, e4m3_max (448, 256), err_fast_math; FP8 format, pow2, tile128.
+    row_scaled, e4m3_max (448, 256), err_fast_math, block (16; 32 with the auto-round orders);
+    FP8 format, pow2, tile128.
     Stochastic rounding takes rbits (uint32 words) or seed/offset (Philox4x32-10, as the CLI).
     Returns a Quantized: .codes (rows x cols uint8), .scales (uint8 codes, or float32
     scale_inv for FP8 recipes), .global_scale (NVFP4, else None), .amax (row-scaled NVFP4:

@@ -159,7 +159,8 @@ TEST(HostilePlan, QuantizeMxAndNvfp4Options) {
   expect_refused(tcemu(nv + "--err-fast-math"), "it needs 4over6", "err-fast-math alone");
   expect_refused(tcemu(nv + "--round rz"), "NVFP4 element rounding is rn or rs", "nvfp4 rz");
   expect_refused(tcemu(nv + "--dequant ocp"), "--dequant for NVFP4 recipes is tcemu or te, not 'ocp'", "dequant");
-  expect_refused(tcemu(nv + "--block 0"), "--block does not apply to recipe 'nvfp4'", "nvfp4 block");
+  expect_refused(tcemu(nv + "--block 0"), "NVFP4 blocks are 16 elements; 32 is auto-round's", "nvfp4 block");
+  expect_refused(tcemu(nv + "--block 32"), "got 32", "nvfp4 block 32 with order te");
   // --block 0 once meant the default (32) without a word; 2^64 - 1 once ended in SIGFPE (a
   // ceiling division that wrapped) or SIGSEGV.
   const std::string mx = "quantize --recipe mxfp8 " + x + out;

@@ -31,7 +31,7 @@ DATA_RE = re.compile(r"(?<![\w/.\-])((?:" + TOP_DIRS + r")/(?:[\w.+\-]+/)*[\w.+\
 # Lines naming other projects' files (upstream sources cited by path).
 EXTERNAL = re.compile(r"https?://|github|upstream|\b[0-9a-f]{12,40}\b|transformer_engine|torchao/|pytorch/|"
                       r"TransformerEngine|cutlass|deep_gemm|DeepGEMM|ml_dtypes/|gfloat/|site-packages|/usr/|"
-                      r"\$\{|\$<|\bpip\b|\bNVIDIA/|MMA-Sim|softfloat", re.I)
+                      r"\$\{|\$<|\bpip\b|\bNVIDIA/|MMA-Sim|softfloat|auto_round/|auto-round", re.I)
 # Other projects' files cited by name on a line that does not say whose they are (the
 # surrounding paragraph does): CUDA's headers, upstream sources of docs/sources.md.
 EXTERNAL_FILES = {

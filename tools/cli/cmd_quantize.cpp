@@ -42,12 +42,13 @@ void add_recipe_options(CLI::App* cmd, QuantArgs& a) {
   cmd->add_option("--recipe", a.recipe, "recipe name (--list shows them)");
   cmd->add_option("--elem", a.elem, "MX element format: e4m3 e5m2 e3m2 e2m3 e2m1 s8");
   cmd->add_option("--scale", a.scale, "MX scale mode: floor rceil-sat rceil rceil-legacy ceil even");
-  cmd->add_option("--block", a.block, "MX block size (default 32)");
+  cmd->add_option("--block", a.block, "MX block size (default 32); NVFP4 16, or 32 with an auto-round order");
   cmd->add_option("--axis", a.axis, "MX blocks: row (default), col, 2d");
   cmd->add_option("--round", a.round, "element rounding: rn (default), rna, rz (MX), rs (MX, NVFP4: Philox bits)");
   cmd->add_option("--variant", a.variant, "MX: an older upstream release's arithmetic: torchao-0.18 (floor/ceil/even), te-2.12 (rceil-sat)");
   cmd->add_option("--order", a.order,
-                  "NVFP4 arithmetic order: te, te-div6, torchao, torchao-single, torchao-0.16, torchao-single-0.17");
+                  "NVFP4 arithmetic order: te, te-div6, torchao, torchao-single, torchao-0.16, torchao-single-0.17, "
+                  "autoround-e5m3, autoround-e5m3-gs (UE5M3 block scales)");
   cmd->add_flag("--fast-math", a.fast_math, "NVFP4 (TE, bf16 input, 1x16): bf16 coefficient and fma.rn.f32.bf16");
   cmd->add_flag("--rht", a.rht, "NVFP4: 16-point random Hadamard transform of each row first (TE signs)");
   cmd->add_option("--four-over-six", a.four_over_six, "NVFP4 (TE 4over6): off, mae or mse (the block error that picks map-to-4 or map-to-6)");
@@ -70,7 +71,7 @@ void need(const QuantArgs& a, const Recipe& r, RecipeKind k, const char* opt) {
   if (r.kind != k) throw InputError(std::string(opt) + " does not apply to recipe '" + a.recipe + "'");
 }
 
-// --elem, --scale, --block, --axis (MX recipes).
+// --elem, --scale, --block, --axis (MX recipes; --block also sets the NVFP4 block).
 void apply_mx_layout(const QuantArgs& a, Recipe& r) {
   if (!a.elem.empty()) {
     need(a, r, RecipeKind::mx, "--elem");
@@ -84,7 +85,9 @@ void apply_mx_layout(const QuantArgs& a, Recipe& r) {
     if (!m) throw InputError("--scale must be floor, rceil-sat, rceil, rceil-legacy, ceil or even, not '" + a.scale + "'");
     r.mx.scale = *m;
   }
-  if (a.block) {
+  if (a.block && r.kind == RecipeKind::nvfp4) {
+    r.nvfp4.block = *a.block;  // checked with the order (nvfp4_block_error)
+  } else if (a.block) {
     need(a, r, RecipeKind::mx, "--block");
     r.mx.block = *a.block;
   }
@@ -150,7 +153,9 @@ Recipe resolve_recipe(const QuantArgs& a) {
   if (!a.order.empty()) {
     need(a, r, RecipeKind::nvfp4, "--order");
     auto o = parse_nvfp4_order(a.order);
-    if (!o) throw InputError("--order must be te, te-div6, torchao, torchao-single, torchao-0.16 or torchao-single-0.17");
+    if (!o)
+      throw InputError("--order must be te, te-div6, torchao, torchao-single, torchao-0.16, torchao-single-0.17, "
+                       "autoround-e5m3 or autoround-e5m3-gs");
     r.nvfp4.order = *o;
   }
   if (a.fast_math) { need(a, r, RecipeKind::nvfp4, "--fast-math"); r.nvfp4.fast_math = true; }

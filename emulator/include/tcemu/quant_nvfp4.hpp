@@ -10,7 +10,9 @@
 // fma.rn.f32.bf16, `dequantize_nvfp4.cuh`; C++ test reference
 // `tests/cpp/operator/test_cast_nvfp4_transpose.cu`); pytorch/ao at commit
 // 36027d82d1ad9949597ea16002ff4940374b1b94 (`torchao/prototype/mx_formats/nvfp4_tensor.py`
-// nvfp4_quantize, per_tensor_amax_to_scale, get_hp_scales). Details: docs/quantization.md.
+// nvfp4_quantize, per_tensor_amax_to_scale, get_hp_scales); intel/auto-round v0.16.1
+// (`auto_round/data_type/nvfp.py` nvfp4_v2, nvfp4_v2_with_global_scale, ref_fp4_quant,
+// float_to_e5m3_frexp: NVFP4 with UE5M3 block scales). Details: docs/quantization.md.
 #pragma once
 
 #include <cstdint>
@@ -34,11 +36,19 @@ enum class Nvfp4Order : uint8_t {
                    // x * (1 / sfb), no tensor scale (since a302c10bb, v0.18.0)
   torchao_0_16,    // torchao <= v0.16.0 two-level: element x / (per_tensor * sfb)
   torchao_single_0_17,  // torchao <= v0.17.0 one-level: element x / sfb
+  // intel/auto-round v0.16.1 NVFP4 with UE5M3 block scales (auto_round/data_type/nvfp.py):
+  autoround_e5m3,     // nvfp4_v2: sfb = ue5m3(clip(block_amax * (float)(1/6), 0, 114688)), no tensor
+                      // scale; element clamp(x / sfb + 0, -6, 6) (0 where sfb is 0), value q * sfb
+  autoround_e5m3_gs,  // nvfp4_v2_with_global_scale: gs = 688128 * rcp(amax), sfb = ue5m3(clip(gs *
+                      // (block_amax * (float)(1/6)), 0, 114688)), d = sfb * rcp(gs); element
+                      // clamp(x / d + 0, -6, 6) (0 where d is 0), value q * d; rcp(0) = 0
 };
 std::optional<Nvfp4Order> parse_nvfp4_order(std::string_view s);
-// te te-div6 torchao torchao-single torchao-0.16 torchao-single-0.17
+// te te-div6 torchao torchao-single torchao-0.16 torchao-single-0.17 autoround-e5m3 autoround-e5m3-gs
 bool nvfp4_te_order(Nvfp4Order o);          // te, te-div6
-bool nvfp4_has_global(Nvfp4Order o);        // every order but the one-level torchao ones
+bool nvfp4_autoround_order(Nvfp4Order o);   // autoround-e5m3, autoround-e5m3-gs
+bool nvfp4_has_global(Nvfp4Order o);        // every order but the one-level torchao ones and autoround-e5m3
+Fmt nvfp4_scale_fmt(Nvfp4Order o);          // the block scales' format: ue5m3 for auto-round, else e4m3
 std::string_view to_string(Nvfp4Order o);
 
 // How the transformed values are rounded (the exact sum of 16 terms is rounded once).
@@ -79,6 +89,10 @@ struct Nvfp4Options {
   bool row_scaled = false;  // one amax and S_enc per row (1x16 only, no global_amax)
   int e4m3_max = 448;       // the E4M3 bound of S_enc: 448, or 256 with 4over6
   bool err_fast_math = false;  // 4over6: TE's NVTE_NVFP4_4OVER6_ERR_USE_FAST_MATH error (Nvfp4TeVariant)
+  // Elements per block along a row: 16, or 32 for the auto-round orders (auto-round's group_size
+  // 32, nvfp4_v2's own default; its NVFP4_E5M3 scheme uses 16). The last block of a row may be
+  // shorter (auto-round pads it with zeros; a row shorter than the block is one block).
+  size_t block = 16;
   bool operator==(const Nvfp4Options&) const = default;
 };
 
@@ -86,8 +100,9 @@ struct Nvfp4Tensor {
   BlockGrid grid;
   Nvfp4Order order = Nvfp4Order::te;
   std::vector<uint8_t> codes;   // E2M1 codes, one per byte, in the input's layout
-  std::vector<uint8_t> scales;  // E4M3 block scale codes, grid.scale_count()
-  float global_scale = 1.0f;    // te: S_enc (2688 / amax); torchao: per_tensor_scale (amax / 2688)
+  std::vector<uint8_t> scales;  // block scale codes (nvfp4_scale_fmt(order)), grid.scale_count()
+  float global_scale = 1.0f;    // te: S_enc (2688 / amax); torchao: per_tensor_scale (amax / 2688);
+                                // autoround-e5m3-gs: gs (688128 * rcp(amax)); 1 where there is none
   float amax = 0.0f;            // the tensor amax the global scale came from
   // Row-scaled (Nvfp4Options::row_scaled): each row's amax and S_enc (global_scale and amax then
   // unused); empty otherwise.
@@ -97,7 +112,8 @@ struct Nvfp4Tensor {
 
 // NVFP4 dequantization.
 enum class Nvfp4Dequant : uint8_t {
-  tcemu,      // te orders: elem * sfb * (1/S_enc), left to right; torchao: elem * (per_tensor * sfb)
+  tcemu,      // te orders: elem * sfb * (1/S_enc), left to right; torchao: elem * (per_tensor * sfb);
+              // auto-round: elem * (sfb * rcp(gs)) (gs 1 for autoround-e5m3), auto-round's own order
   te_kernel,  // TransformerEngine dequantize_fp4_kernel (te orders): final = (sfb * amax) *
               // (float)(1/(6*448)), then elem * final, all f32; needs the tensor amax
 };
@@ -121,6 +137,8 @@ bool nvfp4_te_fast_math_applies(const Nvfp4Options& o);
 // few random words, rht with cols not a multiple of 16); std::invalid_argument with that
 // message otherwise. quant::quantize (quant_recipe.hpp) returns the message instead.
 std::string nvfp4_quantize_error(size_t n, size_t rows, size_t cols, const Nvfp4Options& o, size_t rbits);
+// Empty when `block` is a block size order `o` has (16; 32 for the auto-round orders).
+std::string nvfp4_block_error(Nvfp4Order o, size_t block);
 // Whether o asks for one of TE's variants (4over6 or row-scaled: nvfp4_te_variant_quantize).
 bool nvfp4_te_variant(const Nvfp4Options& o);
 Nvfp4Tensor nvfp4_quantize(std::span<const float> x, size_t rows, size_t cols, const Nvfp4Options& o,

@@ -191,6 +191,7 @@ typedef float F32x8 __attribute__((vector_size(32)));
 typedef uint32_t U32x8 __attribute__((vector_size(32)));
 typedef uint8_t U8x32 __attribute__((vector_size(32)));
 typedef uint8_t U8x8 __attribute__((vector_size(8)));
+typedef uint8_t U8x16 __attribute__((vector_size(16)));
 // The low bytes of the lanes of c into out[0, 8) (a byte shuffle: GCC scalarises the
 // narrowing conversion).
 TCEMU_CVT_HOT void store8(uint8_t* out, U32x8 c) {
@@ -270,19 +271,37 @@ TCEMU_CVT_HOT uint32_t rs_word_to_doc(uint32_t w, bool flashinfer) {
   return e0 | (e2 << 8) | (e1 << 16) | (e3 << 24);
 }
 
+#if defined(__GNUC__)
+typedef uint32_t U32x4w __attribute__((vector_size(16)));
+// rs_word_to_doc of four words at once.
+template <bool FLASHINFER>
+TCEMU_CVT_HOT U32x4w rs_words_to_doc4(U32x4w w) {
+  if constexpr (!FLASHINFER) {
+    return w;
+  } else {
+    U32x4w b0 = w & 0xFFu, b2 = (w >> 16) & 0xFFu;  // the bytes bit-reversed (bitrev8)
+    b0 = ((b0 & 0xF0u) >> 4) | ((b0 & 0x0Fu) << 4);
+    b0 = ((b0 & 0xCCu) >> 2) | ((b0 & 0x33u) << 2);
+    b0 = ((b0 & 0xAAu) >> 1) | ((b0 & 0x55u) << 1);
+    b2 = ((b2 & 0xF0u) >> 4) | ((b2 & 0x0Fu) << 4);
+    b2 = ((b2 & 0xCCu) >> 2) | ((b2 & 0x33u) << 2);
+    b2 = ((b2 & 0xAAu) >> 1) | ((b2 & 0x55u) << 1);
+    return ((w >> 8) & 0xFFu) | ((w >> 24) << 8) | (b0 << 16) | (b2 << 24);
+  }
+}
+#endif
+
 struct ScaleCastRsE2m1 {
 #if defined(__GNUC__)
-  // Elements x[0, 8) times m into out[0, 8), words[0, 2) their random words.
-  static TCEMU_CVT_HOT void eight(const float* x, F32x8 m, const uint32_t* words, bool flashinfer, uint8_t* out,
-                                  uint32_t nan_pos, uint32_t nan_neg) {
+  // Elements x[0, 8) times m into out[0, 8); wv: each element's ptx_doc random word (the word
+  // of its group of four).
+  static TCEMU_CVT_HOT U32x8 eight(const float* x, F32x8 m, U32x8 wv, uint32_t nan_pos, uint32_t nan_neg) {
     const U32x8 shifts = {0, 16, 8, 24, 0, 16, 8, 24};
     F32x8 xv;
     std::memcpy(&xv, x, sizeof xv);
     const F32x8 y = xv * m;
     U32x8 u;
     std::memcpy(&u, &y, sizeof u);
-    const uint32_t w0 = rs_word_to_doc(words[0], flashinfer), w1 = rs_word_to_doc(words[1], flashinfer);
-    const U32x8 wv = {w0, w0, w0, w0, w1, w1, w1, w1};
     const U32x8 r = (wv >> shifts) & 0xFFu;
     const U32x8 a = u & 0x7FFFFFFFu, sign = u >> 31;
     U32x8 big = (a >> 22) - 252u + ((((a >> 14) & 0xFFu) + r) >> 8);
@@ -294,8 +313,29 @@ struct ScaleCastRsE2m1 {
     const U32x8 t = __builtin_convertvector(__builtin_convertvector(scaled, I32x8), U32x8);
     const U32x8 small = (t >> 8) + (((t & 0xFFu) + r) >> 8);
     U32x8 c = (a < 0x3F800000u ? small : big) | (sign << 3);
-    c = a > 0x7F800000u ? (sign != 0u ? U32x8{} + nan_neg : U32x8{} + nan_pos) : c;
-    store8(out, c);
+    return a > 0x7F800000u ? (sign != 0u ? U32x8{} + nan_neg : U32x8{} + nan_pos) : c;
+  }
+  // Elements x[0, 16) times m into out[0, 16), words[0, 4) their random words.
+  template <bool FLASHINFER>
+  static TCEMU_CVT_HOT void sixteen(const float* x, F32x8 m0, F32x8 m1, const uint32_t* words, uint8_t* out,
+                                    uint32_t nan_pos, uint32_t nan_neg) {
+    U32x4w w;
+    std::memcpy(&w, words, sizeof w);
+    w = rs_words_to_doc4<FLASHINFER>(w);
+    const U32x8 c0 = eight(x, m0, __builtin_shufflevector(w, w, 0, 0, 0, 0, 1, 1, 1, 1), nan_pos, nan_neg);
+    const U32x8 c1 = eight(x + 8, m1, __builtin_shufflevector(w, w, 2, 2, 2, 2, 3, 3, 3, 3), nan_pos, nan_neg);
+    U8x32 b0, b1;
+    std::memcpy(&b0, &c0, sizeof b0);
+    std::memcpy(&b1, &c1, sizeof b1);
+    const U8x16 lo = __builtin_shufflevector(b0, b1, 0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60);
+    std::memcpy(out, &lo, sizeof lo);
+  }
+  // Elements x[0, 8), words[0, 2).
+  template <bool FLASHINFER>
+  static TCEMU_CVT_HOT void eight_of(const float* x, F32x8 m, const uint32_t* words, uint8_t* out, uint32_t nan_pos,
+                                     uint32_t nan_neg) {
+    const U32x4w w = rs_words_to_doc4<FLASHINFER>(U32x4w{words[0], words[1], 0u, 0u});
+    store8(out, eight(x, m, __builtin_shufflevector(w, w, 0, 0, 0, 0, 1, 1, 1, 1), nan_pos, nan_neg));
   }
 #endif
   static TCEMU_CVT_HOT uint8_t one(float x, float m, const uint32_t* rbits, size_t i, bool flashinfer, uint32_t nan_pos,
@@ -305,18 +345,25 @@ struct ScaleCastRsE2m1 {
   }
   // n a multiple of 4; rbits[k] for elements 4k .. 4k + 3; mul per element (bw 1) or per block
   // of bw elements (a multiple of 4).
-  static TCEMU_CVT_HOT void body(const float* x, const float* mul, size_t bw, size_t n, const uint32_t* rbits,
-                                 bool flashinfer, uint8_t* out, uint32_t nan_pos, uint32_t nan_neg) {
+  template <bool FLASHINFER>
+  static TCEMU_CVT_HOT void run(const float* x, const float* mul, size_t bw, size_t n, const uint32_t* rbits,
+                                uint8_t* out, uint32_t nan_pos, uint32_t nan_neg) {
     size_t i = 0;
     if (bw == 1) {
 #if defined(__GNUC__)
+      for (; i + 16 <= n; i += 16) {
+        F32x8 m0, m1;
+        std::memcpy(&m0, mul + i, sizeof m0);
+        std::memcpy(&m1, mul + i + 8, sizeof m1);
+        sixteen<FLASHINFER>(x + i, m0, m1, rbits + i / 4, out + i, nan_pos, nan_neg);
+      }
       for (; i + 8 <= n; i += 8) {
-        F32x8 mv;
-        std::memcpy(&mv, mul + i, sizeof mv);
-        eight(x + i, mv, rbits + i / 4, flashinfer, out + i, nan_pos, nan_neg);
+        F32x8 m0;
+        std::memcpy(&m0, mul + i, sizeof m0);
+        eight_of<FLASHINFER>(x + i, m0, rbits + i / 4, out + i, nan_pos, nan_neg);
       }
 #endif
-      for (; i < n; ++i) out[i] = one(x[i], mul[i], rbits, i, flashinfer, nan_pos, nan_neg);
+      for (; i < n; ++i) out[i] = one(x[i], mul[i], rbits, i, FLASHINFER, nan_pos, nan_neg);
       return;
     }
     for (size_t k = 0; i < n; ++k) {
@@ -324,10 +371,16 @@ struct ScaleCastRsE2m1 {
       const float m = mul[k];
 #if defined(__GNUC__)
       const F32x8 mv = F32x8{} + m;
-      for (; i + 8 <= end; i += 8) eight(x + i, mv, rbits + i / 4, flashinfer, out + i, nan_pos, nan_neg);
+      for (; i + 16 <= end; i += 16) sixteen<FLASHINFER>(x + i, mv, mv, rbits + i / 4, out + i, nan_pos, nan_neg);
+      for (; i + 8 <= end; i += 8) eight_of<FLASHINFER>(x + i, mv, rbits + i / 4, out + i, nan_pos, nan_neg);
 #endif
-      for (; i < end; ++i) out[i] = one(x[i], m, rbits, i, flashinfer, nan_pos, nan_neg);
+      for (; i < end; ++i) out[i] = one(x[i], m, rbits, i, FLASHINFER, nan_pos, nan_neg);
     }
+  }
+  static TCEMU_CVT_HOT void body(const float* x, const float* mul, size_t bw, size_t n, const uint32_t* rbits,
+                                 bool flashinfer, uint8_t* out, uint32_t nan_pos, uint32_t nan_neg) {
+    if (flashinfer) run<true>(x, mul, bw, n, rbits, out, nan_pos, nan_neg);
+    else run<false>(x, mul, bw, n, rbits, out, nan_pos, nan_neg);
   }
   TCEMU_QF_CLONES(void,
                   (const float* x, const float* mul, size_t bw, size_t n, const uint32_t* rbits, bool flashinfer,

@@ -166,29 +166,37 @@ void fp8_blockwise_fast(std::span<const float> x, size_t cols, bool pow2, float 
 
 // --- Dequantization (quant_fast_fp8.cpp).
 
+// Every dequantizer below takes `into`: nullptr returns the values in a new vector; else they
+// are written to into[0, codes.size()) (the caller's buffer, which nothing else touches) and
+// the returned vector is empty.
+//
 // value(code, scale) for every element of a block-scaled tensor, from a table of value over
 // (scale, code < ncodes) for the scales that occur (built on the threads), codes >= ncodes by
 // value itself. `value` must be a pure function: the result is then the scalar loop's.
 std::vector<float> dequantize_by_table(const BlockGrid& g, std::span<const uint8_t> codes,
                                        std::span<const uint8_t> scales, uint32_t ncodes,
                                        float (*value)(const void* ctx, uint8_t code, uint8_t scale),
-                                       const void* ctx, const Exec& exec);
+                                       const void* ctx, const Exec& exec, float* into = nullptr);
 // code_to_f32(f, code) * scale_inv per element (fp8_dequantize).
-std::vector<float> fp8_dequantize_fast(std::span<const uint8_t> codes, float scale_inv, Fmt f, const Exec& exec);
+std::vector<float> fp8_dequantize_fast(std::span<const uint8_t> codes, float scale_inv, Fmt f, const Exec& exec,
+                                       float* into = nullptr);
 // fp8_blockwise_dequantize of codes and scale_inv in grid g (q's, or a recipe's Quantized
 // read in place).
 std::vector<float> fp8_blockwise_dequantize_fast(const BlockGrid& g, Fmt fmt, std::span<const uint8_t> codes,
-                                                 std::span<const float> scale_inv, const Exec& exec);
+                                                 std::span<const float> scale_inv, const Exec& exec,
+                                                 float* into = nullptr);
 inline std::vector<float> fp8_blockwise_dequantize_fast(const BlockwiseFp8& q, const Exec& exec) {
   return fp8_blockwise_dequantize_fast(q.grid, q.fmt, q.codes, q.scale_inv, exec);
 }
 // mx_dequantize's fast path (element formats up to 8 bits) of codes and scales in grid g.
 std::vector<float> mx_dequantize_fast(const BlockGrid& g, Fmt elem, std::span<const uint8_t> codes,
-                                      std::span<const uint8_t> scales, MxDequant d, const Exec& exec);
+                                      std::span<const uint8_t> scales, MxDequant d, const Exec& exec,
+                                      float* into = nullptr);
 // nvfp4_dequantize(q, d, exec) with q's codes and scales given apart (q's own, or a recipe's
 // Quantized read in place; q.codes and q.scales unused). Precondition: nvfp4_dequantize_error
 // of q is empty and the spans have q.grid's sizes.
 std::vector<float> nvfp4_dequantize_view(const Nvfp4Tensor& q, std::span<const uint8_t> codes,
-                                         std::span<const uint8_t> scales, Nvfp4Dequant d, const Exec& exec);
+                                         std::span<const uint8_t> scales, Nvfp4Dequant d, const Exec& exec,
+                                         float* into = nullptr);
 
 }  // namespace tcemu::quant::detail

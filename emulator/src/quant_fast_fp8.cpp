@@ -52,7 +52,7 @@ void fp8_blockwise_fast(std::span<const float> x, size_t cols, bool pow2, float 
 std::vector<float> dequantize_by_table(const BlockGrid& g, std::span<const uint8_t> codes,
                                        std::span<const uint8_t> scales, uint32_t ncodes,
                                        float (*value)(const void* ctx, uint8_t code, uint8_t scale),
-                                       const void* ctx, const Exec& exec) {
+                                       const void* ctx, const Exec& exec, float* into) {
   // The scale codes that occur, then their rows of the table (on the threads).
   bool used[256] = {};
   for (uint8_t s : scales) used[s] = true;
@@ -64,7 +64,8 @@ std::vector<float> dequantize_by_table(const BlockGrid& g, std::span<const uint8
     const uint8_t s = list[k];
     for (uint32_t c = 0; c < ncodes; ++c) table[size_t{s} * ncodes + c] = value(ctx, static_cast<uint8_t>(c), s);
   });
-  std::vector<float> out = big_vector<float>(codes.size());
+  std::vector<float> storage = into ? std::vector<float>{} : big_vector<float>(codes.size());
+  float* const out = into ? into : storage.data();
   const size_t cols = g.cols;
   for_each_tile(g, exec, [&](const Tile& t) {
     const size_t w = t.c1 - t.c0;
@@ -73,37 +74,41 @@ std::vector<float> dequantize_by_table(const BlockGrid& g, std::span<const uint8
       const uint8_t* sc = scales.data() + (r0 / g.block_rows) * g.scale_cols() + t.c0 / g.block_cols;
       for (size_t r = r0; r < r1; ++r) {
         const size_t i0 = r * cols + t.c0;
-        if (gather_blocks(codes.data() + i0, w, g.block_cols, sc, table.data(), ncodes, out.data() + i0))
+        if (gather_blocks(codes.data() + i0, w, g.block_cols, sc, table.data(), ncodes, out + i0))
           for (size_t c = 0; c < w; ++c)  // codes outside the format: value itself
             if (codes[i0 + c] >= ncodes) out[i0 + c] = value(ctx, codes[i0 + c], sc[c / g.block_cols]);
       }
     }
   });
-  return out;
+  return storage;
 }
 
-std::vector<float> fp8_dequantize_fast(std::span<const uint8_t> codes, float scale_inv, Fmt f, const Exec& exec) {
+std::vector<float> fp8_dequantize_fast(std::span<const uint8_t> codes, float scale_inv, Fmt f, const Exec& exec,
+                                       float* into) {
   float vtab[256];
   for (int c = 0; c < 256; ++c) vtab[c] = code_to_f32(f, static_cast<uint64_t>(c));
-  std::vector<float> out = big_vector<float>(codes.size());
+  std::vector<float> storage = into ? std::vector<float>{} : big_vector<float>(codes.size());
+  float* const out = into ? into : storage.data();
   for_each_range(codes.size(), exec,
-                 [&](size_t b, size_t e) { gather_mul(codes.data() + b, e - b, vtab, scale_inv, out.data() + b); });
-  return out;
+                 [&](size_t b, size_t e) { gather_mul(codes.data() + b, e - b, vtab, scale_inv, out + b); });
+  return storage;
 }
 
 std::vector<float> fp8_blockwise_dequantize_fast(const BlockGrid& g, Fmt fmt, std::span<const uint8_t> codes,
-                                                 std::span<const float> scale_inv, const Exec& exec) {
+                                                 std::span<const float> scale_inv, const Exec& exec,
+                                                 float* into) {
   float vtab[256];
   for (int c = 0; c < 256; ++c) vtab[c] = code_to_f32(fmt, static_cast<uint64_t>(c));
-  std::vector<float> out = big_vector<float>(codes.size());
+  std::vector<float> storage = into ? std::vector<float>{} : big_vector<float>(codes.size());
+  float* const out = into ? into : storage.data();
   for_each_tile(g, exec, [&](const Tile& t) {
     for (size_t r = t.r0; r < t.r1; ++r)
       for (size_t c0 = t.c0; c0 < t.c1; c0 += g.block_cols) {
         const size_t n = std::min(t.c1, c0 + g.block_cols) - c0, i = r * g.cols + c0;
-        gather_mul(codes.data() + i, n, vtab, scale_inv[g.scale_index(r, c0)], out.data() + i);
+        gather_mul(codes.data() + i, n, vtab, scale_inv[g.scale_index(r, c0)], out + i);
       }
   });
-  return out;
+  return storage;
 }
 
 }  // namespace tcemu::quant::detail

@@ -478,7 +478,8 @@ float mx_dequantize_element(Fmt elem, uint8_t code, uint8_t scale, MxDequant d) 
 }
 
 std::vector<float> detail::mx_dequantize_fast(const BlockGrid& g, Fmt elem, std::span<const uint8_t> codes,
-                                              std::span<const uint8_t> scales, MxDequant d, const Exec& exec) {
+                                              std::span<const uint8_t> scales, MxDequant d, const Exec& exec,
+                                              float* into) {
   struct Ctx {
     Fmt elem;
     MxDequant d;
@@ -487,7 +488,7 @@ std::vector<float> detail::mx_dequantize_fast(const BlockGrid& g, Fmt elem, std:
     const Ctx& k = *static_cast<const Ctx*>(c);
     return mx_dequantize_element(k.elem, code, scale, k.d);
   };
-  return detail::dequantize_by_table(g, codes, scales, uint32_t{1} << info(elem).width, value, &ctx, exec);
+  return detail::dequantize_by_table(g, codes, scales, uint32_t{1} << info(elem).width, value, &ctx, exec, into);
 }
 
 std::vector<float> mx_dequantize(const MxTensor& q, MxDequant d, const Exec& exec) {

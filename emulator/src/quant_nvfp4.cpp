@@ -543,7 +543,8 @@ std::vector<float> nvfp4_dequantize(const Nvfp4Tensor& q, Nvfp4Dequant d, const 
 }
 
 std::vector<float> detail::nvfp4_dequantize_view(const Nvfp4Tensor& q, std::span<const uint8_t> codes,
-                                                 std::span<const uint8_t> scales, Nvfp4Dequant d, const Exec& exec) {
+                                                 std::span<const uint8_t> scales, Nvfp4Dequant d, const Exec& exec,
+                                                 float* into) {
   const bool te = nvfp4_te_order(q.order);
   // te_kernel (dequantize_fp4_kernel<..., E4M3_MAX>): factor_inv = 1.0f / (6.0f * E4M3_MAX), f32.
   const float factor_inv = 1.0f / (6.0f * static_cast<float>(q.e4m3_max));
@@ -565,8 +566,14 @@ std::vector<float> detail::nvfp4_dequantize_view(const Nvfp4Tensor& q, std::span
     return te ? e * sfb * row_dec : e * (row_dec * sfb);
   };
   auto value = [&](uint8_t code, uint8_t scale) { return value_in(code, scale, s_dec, q.amax); };
+  std::vector<float> storage;  // the result when the caller gives no buffer
+  auto buffer = [&] {
+    if (into) return into;
+    storage.resize(codes.size());
+    return storage.data();
+  };
   if (!q.row_scale.empty()) {  // row-scaled: each row its own S_enc and amax
-    std::vector<float> out(codes.size());
+    float* const out = buffer();
     detail::for_each_tile(q.grid, exec, [&](const detail::Tile& t) {
       for (size_t r = t.r0; r < t.r1; ++r) {
         const float row_dec = 1.0f / q.row_scale[r];
@@ -576,11 +583,11 @@ std::vector<float> detail::nvfp4_dequantize_view(const Nvfp4Tensor& q, std::span
         }
       }
     });
-    return out;
+    return storage;
   }
   if (detail::fast_quant_enabled()) {  // value() tabulated for the scales that occur: the same bits
     auto call = [](const void* c, uint8_t code, uint8_t scale) { return (*static_cast<const decltype(value)*>(c))(code, scale); };
-    return detail::dequantize_by_table(q.grid, codes, scales, 16, call, &value, exec);
+    return detail::dequantize_by_table(q.grid, codes, scales, 16, call, &value, exec, into);
   }
   // A large tensor tabulates value() over every (scale, code) pair first: the same bits.
   std::vector<float> table;
@@ -588,7 +595,7 @@ std::vector<float> detail::nvfp4_dequantize_view(const Nvfp4Tensor& q, std::span
     table.resize(256 * 16);
     for (size_t k = 0; k < table.size(); ++k) table[k] = value(static_cast<uint8_t>(k % 16), static_cast<uint8_t>(k / 16));
   }
-  std::vector<float> out(codes.size());
+  float* const out = buffer();
   detail::for_each_tile(q.grid, exec, [&](const detail::Tile& t) {
     for (size_t r = t.r0; r < t.r1; ++r)
       for (size_t c = t.c0; c < t.c1; ++c) {
@@ -597,7 +604,7 @@ std::vector<float> detail::nvfp4_dequantize_view(const Nvfp4Tensor& q, std::span
         out[i] = !table.empty() && code < 16 ? table[scale * size_t{16} + code] : value(code, scale);
       }
   });
-  return out;
+  return storage;
 }
 
 }  // namespace tcemu::quant

@@ -1,6 +1,7 @@
 // Named recipes (see quant_recipe.hpp, docs/quantization.md).
 #include "tcemu/quant_recipe.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
@@ -233,18 +234,24 @@ std::string dequantize_error(const Recipe& r, const Quantized& q) {
   return {};
 }
 
-// The recipe's call, once dequantize_error has found nothing wrong.
-std::vector<float> dequantize_checked(const Recipe& r, const Quantized& q, const Exec& exec) {
+// The recipe's call, once dequantize_error has found nothing wrong; into: as quant_fast.hpp's
+// dequantizers (the paths without it write a vector, copied there).
+std::vector<float> dequantize_checked(const Recipe& r, const Quantized& q, const Exec& exec, float* into) {
+  auto put = [into](std::vector<float> v) {
+    if (!into) return v;
+    std::copy(v.begin(), v.end(), into);
+    return std::vector<float>{};
+  };
   switch (r.kind) {
     case RecipeKind::mx: {
       MxTensor t;
       t.grid = make_grid(q.rows, q.cols, r.mx.axis, r.mx.block);
       t.elem = r.mx.elem;
       if (detail::fast_quant_enabled() && info(t.elem).width <= 8)  // the codes read in place
-        return detail::mx_dequantize_fast(t.grid, t.elem, q.codes, q.scale_codes, r.mx_dequant, exec);
+        return detail::mx_dequantize_fast(t.grid, t.elem, q.codes, q.scale_codes, r.mx_dequant, exec, into);
       t.codes = q.codes;
       t.scales = q.scale_codes;
-      return mx_dequantize(t, r.mx_dequant, exec);
+      return put(mx_dequantize(t, r.mx_dequant, exec));
     }
     case RecipeKind::nvfp4: {
       Nvfp4Tensor t;
@@ -257,19 +264,21 @@ std::vector<float> dequantize_checked(const Recipe& r, const Quantized& q, const
       t.e4m3_max = r.nvfp4.e4m3_max;
       if (r.nvfp4.row_scaled) t.row_scale = q.row_global, t.row_amax = q.row_amax;
       // nvfp4_dequantize's checks (dequantize_error made them), the codes read in place.
-      return detail::nvfp4_dequantize_view(t, q.codes, q.scale_codes, r.nvfp4_dequant, exec);
+      return detail::nvfp4_dequantize_view(t, q.codes, q.scale_codes, r.nvfp4_dequant, exec, into);
     }
     case RecipeKind::fp8_current:
-      return fp8_dequantize(q.codes, q.scale_f32[0], r.fp8, exec);
+      if (detail::fast_quant_enabled() && fp8_format_error(r.fp8).empty())  // fp8_dequantize's fast path
+        return detail::fp8_dequantize_fast(q.codes, q.scale_f32[0], r.fp8, exec, into);
+      return put(fp8_dequantize(q.codes, q.scale_f32[0], r.fp8, exec));
     case RecipeKind::fp8_block: {
       BlockwiseFp8 t;
       t.grid = make_grid(q.rows, q.cols, r.tile128 ? BlockAxis::tile2d : BlockAxis::rowwise, 128);
       t.fmt = r.fp8;
       if (detail::fast_quant_enabled() && fp8_format_error(t.fmt).empty())  // the codes read in place
-        return detail::fp8_blockwise_dequantize_fast(t.grid, t.fmt, q.codes, q.scale_f32, exec);
+        return detail::fp8_blockwise_dequantize_fast(t.grid, t.fmt, q.codes, q.scale_f32, exec, into);
       t.codes = q.codes;
       t.scale_inv = q.scale_f32;
-      return fp8_blockwise_dequantize(t, exec);
+      return put(fp8_blockwise_dequantize(t, exec));
     }
   }
   return {};
@@ -309,7 +318,18 @@ Result<std::vector<float>> dequantize(const Recipe& r, const Quantized& q) { ret
 
 Result<std::vector<float>> dequantize(const Recipe& r, const Quantized& q, const Exec& exec) {
   if (std::string e = dequantize_error(r, q); !e.empty()) return Result<std::vector<float>>::failure(std::move(e));
-  return {dequantize_checked(r, q, exec), {}};
+  return {dequantize_checked(r, q, exec, nullptr), {}};
+}
+
+Result<std::span<float>> dequantize_into(const Recipe& r, const Quantized& q, std::span<float> out,
+                                         const Exec& exec) {
+  if (std::string e = dequantize_error(r, q); !e.empty()) return Result<std::span<float>>::failure(std::move(e));
+  if (out.size() != q.codes.size())
+    return Result<std::span<float>>::failure("the output holds " + std::to_string(out.size()) + " floats; the tensor has " +
+                                             std::to_string(q.rows) + " x " + std::to_string(q.cols) + " = " +
+                                             std::to_string(q.codes.size()) + " elements");
+  dequantize_checked(r, q, exec, out.data());
+  return {out, {}};
 }
 
 }  // namespace tcemu::quant

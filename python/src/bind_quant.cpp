@@ -7,6 +7,7 @@
 #include "tcemu/catalog.hpp"
 
 #include <bit>
+#include <span>
 #include <nlohmann/json.hpp>
 
 #include "common.hpp"
@@ -102,7 +103,10 @@ PyQuantized quantize(const py::array_t<float>& x, size_t rows, size_t cols, cons
 
 // dequant: "" keeps the recipe's dequantize arithmetic; else MX "ocp" / "te" / "te-2.18" or
 // NVFP4 "tcemu" / "te" (tcemu/quant.hpp MxDequant, tcemu/quant_nvfp4.hpp Nvfp4Dequant).
-py::array_t<float> dequantize(const PyQuantized& q, int threads, const std::string& dequant) {
+// out: None (a new array) or the caller's float32 C-contiguous writeable rows x cols array,
+// written in place (tcemu.dequantize checked it with messages naming the argument; checked
+// again here).
+py::array_t<float> dequantize(const PyQuantized& q, int threads, const std::string& dequant, const py::object& out_obj) {
   const Exec exec = exec_of(threads);
   Recipe r = q.recipe;
   if (!dequant.empty()) {
@@ -118,15 +122,25 @@ py::array_t<float> dequantize(const PyQuantized& q, int threads, const std::stri
       throw py::value_error("dequant: the recipe has one dequantize rule; dequant= applies to MX and NVFP4");
     }
   }
-  Result<std::vector<float>> res;
+  const auto rows = static_cast<py::ssize_t>(q.q.rows), cols = static_cast<py::ssize_t>(q.q.cols);
+  py::array_t<float> out;
+  if (out_obj.is_none()) {
+    out = py::array_t<float>({rows, cols});
+  } else {
+    if (!py::isinstance<py::array_t<float, py::array::c_style>>(out_obj))
+      throw py::type_error("out: a float32 C-contiguous NumPy array is required");
+    out = py::reinterpret_borrow<py::array_t<float>>(out_obj);
+    if (!out.writeable()) throw py::value_error("out: the array is read-only");
+    if (out.ndim() != 2 || out.shape(0) != rows || out.shape(1) != cols)
+      throw py::value_error("out: the shape must be (" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
+  }
+  const std::span<float> dst(out.mutable_data(), static_cast<size_t>(out.size()));
+  Result<std::span<float>> res;
   {
     py::gil_scoped_release nogil;
-    res = quant::dequantize(r, q.q, exec);
+    res = quant::dequantize_into(r, q.q, dst, exec);
   }
   if (!res.ok()) throw py::value_error("dequantize: " + res.error);
-  const std::vector<float>& v = res.value;
-  py::array_t<float> out({static_cast<py::ssize_t>(q.q.rows), static_cast<py::ssize_t>(q.q.cols)});
-  std::copy(v.begin(), v.end(), out.mutable_data());
   return out;
 }
 
@@ -180,7 +194,8 @@ void init_quant(py::module_& m) {
   m.def("quantize_f32", &quantize, py::arg("x"), py::arg("rows"), py::arg("cols"), py::arg("recipe"), py::arg("options"),
         py::arg("rbits"), py::arg("seed"), py::arg("offset"), py::arg("have_seed"),
         py::arg("threads") = 0);
-  m.def("dequantize_q", &dequantize, py::arg("q"), py::arg("threads") = 0, py::arg("dequant") = "");
+  m.def("dequantize_q", &dequantize, py::arg("q"), py::arg("threads") = 0, py::arg("dequant") = "",
+        py::arg("out") = py::none());
   m.def("philox_words", [](uint64_t seed, uint64_t offset, size_t n) {
     const std::vector<uint32_t> w = philox_words(seed, offset, n);
     py::array_t<uint32_t> out(static_cast<py::ssize_t>(n));

@@ -106,17 +106,29 @@ def fp8_cast(x, scale, fmt, *, threads=None):
     return _tcemu.fp8_cast_scaled(np.ascontiguousarray(v), float(np.float32(scale)), fmt, th)
 
 
-def dequantize(q, *, threads=None, dequant=None):
+def dequantize(q, *, threads=None, dequant=None, out=None):
     """The values a Quantized stands for (float32, rows x cols), in the recipe's arithmetic.
     dequant: None (the recipe's default: ocp for MX, tcemu for NVFP4) or another rule of the
     format, as the CLI's --dequant: MX 'ocp', 'te' (TransformerEngine's dequantize_mxfp8.cuh),
-    'te-2.18'; NVFP4 'tcemu', 'te' (dequantize_nvfp4.cuh). threads: as quantize()."""
+    'te-2.18'; NVFP4 'tcemu', 'te' (dequantize_nvfp4.cuh). threads: as quantize().
+    out: None (a new array), or a writeable C-contiguous float32 array of shape (rows, cols)
+    that receives the values (returned; nothing is allocated for the result)."""
     th = threads_arg(threads)
     if not isinstance(q, Quantized):
         raise TypeError(f"q: a tcemu.Quantized (from tcemu.quantize) is required, got {type(q).__name__}")
     if dequant is not None and not isinstance(dequant, str):
         raise TypeError(f"dequant: a rule name (str) or None is required, got {type(dequant).__name__}")
-    return _tcemu.dequantize_q(q, th, dequant or "")
+    if out is not None:
+        if not isinstance(out, np.ndarray):
+            raise TypeError(f"out: a NumPy array is required, got {type(out).__name__}")
+        if out.dtype != np.float32:
+            raise TypeError(f"out: dtype float32 is required, got {out.dtype}")
+        shape = tuple(q.shape)
+        if out.shape != shape:
+            raise ValueError(f"out: the shape must be {shape}, got {out.shape}")
+        if not out.flags.c_contiguous or not out.flags.writeable:
+            raise ValueError("out: must be a writeable C-contiguous array")
+    return _tcemu.dequantize_q(q, th, dequant or "", out)
 
 
 def recipe_options(recipe, **options):

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "../../emulator/src/quant_fast.hpp"
 #include "tcemu/quant_recipe.hpp"
 
 namespace {
@@ -129,6 +130,47 @@ TEST(QuantThreads, EveryRecipeEveryThreadCountGivesTheOneThreadBits) {
       EXPECT_EQ(deq_one, bits(dequantize(c.r, one).value)) << what << ": dequantized (plain call)";
     }
   }
+}
+
+// dequantize_into writes, into a buffer full of another pattern, the bits dequantize returns:
+// every recipe and variant, every shape, 1 and 3 threads, on the fast paths and on the scalar
+// rules alone (whose vector is copied in). A buffer of another size, or codes that do not match
+// the shape, is refused with a message and the buffer is left as it was.
+TEST(QuantThreads, DequantizeIntoWritesTheBitsOfDequantize) {
+  const float poison = std::bit_cast<float>(0xDEADBEEFu);
+  for (bool fast : {true, false}) {
+    detail::set_fast_quant(fast);
+    for (const Case& c : cases()) {
+      for (const Shape& s : kShapes) {
+        if (c.needs16 && s.cols % 16 != 0) continue;
+        const std::string what = c.r.name + " " + std::to_string(s.rows) + "x" + std::to_string(s.cols) +
+                                 (fast ? "" : " (scalar rules)");
+        const std::vector<float> x = make_input(s, s.rows * 7919 + s.cols);
+        const std::vector<uint32_t> rb = make_rbits(random_words_needed(c.r, x.size()), s.cols);
+        const Quantized q = quantize(c.r, x, s.rows, s.cols, rb, Exec{1}).value;
+        const std::vector<uint32_t> want = bits(dequantize(c.r, q, Exec{1}).value);
+        for (int t : {1, 3}) {
+          std::vector<float> out(x.size(), poison);
+          const tcemu::Result<std::span<float>> res = dequantize_into(c.r, q, out, Exec{t});
+          ASSERT_TRUE(res.ok()) << what << ": " << res.error;
+          EXPECT_EQ(res.value.data(), out.data()) << what;
+          EXPECT_EQ(bits(out), want) << what << " on " << t << " threads";
+        }
+      }
+    }
+  }
+  detail::set_fast_quant(true);
+  const Recipe r = *find_recipe("nvfp4");
+  const std::vector<float> x = make_input({4, 64, false}, 3);
+  Quantized q = quantize(r, x, 4, 64).value;
+  std::vector<float> small(255, poison);
+  const auto res = dequantize_into(r, q, small, Exec{1});
+  EXPECT_EQ(res.error, "the output holds 255 floats; the tensor has 4 x 64 = 256 elements");
+  EXPECT_EQ(bits(small), bits(std::vector<float>(255, poison)));
+  q.codes.pop_back();
+  std::vector<float> out(256, poison);
+  EXPECT_EQ(dequantize_into(r, q, out, Exec{1}).error, "element codes do not match the shape");
+  EXPECT_EQ(bits(out), bits(std::vector<float>(256, poison)));
 }
 
 // The 1-thread result, block by block from the scalar steps (whatever the rectangles).

@@ -2,7 +2,8 @@
 // f32 tensor (16.8 M elements) with each recipe's defaults (mxfp8, mxfp8-torchao, mx, nvfp4,
 // nvfp4-2d, nvfp4 with the RHT, nvfp4 with stochastic rounding, fp8-current, fp8-block1x128,
 // fp8-block128x128) on 1, 2, 4 and 16 threads (Exec{N}), on the fast path (emulator/src/quant_fast.hpp); and mxfp8 and nvfp4
-// quantized by the scalar rules alone (QuantizeScalarCpu, one thread) for comparison. The
+// quantized by the scalar rules alone (QuantizeScalarCpu, one thread) for comparison;
+// DequantizeInto: dequantize_into a buffer the benchmark keeps (no allocation of the result). The
 // results are the same bits for every thread count and either path (quant_threads_test,
 // quant_fast_test).
 //
@@ -83,6 +84,21 @@ void Dequantize(benchmark::State& state, const char* recipe) {
                                                 benchmark::Counter::kIsRate);
 }
 
+// The same into a buffer the caller keeps (dequantize_into): no allocation of the result.
+void DequantizeInto(benchmark::State& state, const char* recipe) {
+  const tcemu::quant::Recipe r = recipe_named(recipe);
+  const std::vector<float>& x = input();
+  const tcemu::quant::Quantized q = tcemu::quant::quantize(r, x, kDim, kDim, {}, tcemu::Exec{}).value;
+  const tcemu::Exec exec{static_cast<int>(state.range(0))};
+  std::vector<float> d(x.size());
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(tcemu::quant::dequantize_into(r, q, d, exec).value.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["elem/s"] = benchmark::Counter(static_cast<double>(x.size()) * static_cast<double>(state.iterations()),
+                                                benchmark::Counter::kIsRate);
+}
+
 }  // namespace
 
 // Wall-clock rates (UseRealTime) on 1, 2, 4 and 16 threads; and elements per CPU-second of
@@ -112,6 +128,13 @@ TCEMU_QUANT_BENCH(Dequantize, nvfp4_2d, "nvfp4-2d");
 TCEMU_QUANT_BENCH(Dequantize, fp8_current, "fp8-current");
 TCEMU_QUANT_BENCH(Dequantize, fp8_block1x128, "fp8-block1x128");
 TCEMU_QUANT_BENCH(Dequantize, fp8_block128, "fp8-block128x128");
+TCEMU_QUANT_BENCH(DequantizeInto, mxfp8, "mxfp8");
+TCEMU_QUANT_BENCH(DequantizeInto, mx, "mx");
+TCEMU_QUANT_BENCH(DequantizeInto, nvfp4, "nvfp4");
+TCEMU_QUANT_BENCH(DequantizeInto, nvfp4_2d, "nvfp4-2d");
+TCEMU_QUANT_BENCH(DequantizeInto, fp8_current, "fp8-current");
+TCEMU_QUANT_BENCH(DequantizeInto, fp8_block1x128, "fp8-block1x128");
+TCEMU_QUANT_BENCH(DequantizeInto, fp8_block128, "fp8-block128x128");
 BENCHMARK_CAPTURE(QuantizeScalar, mxfp8, "mxfp8")->Name("QuantizeScalarCpu4096/mxfp8")->Arg(1)
     ->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK_CAPTURE(QuantizeScalar, nvfp4, "nvfp4")->Name("QuantizeScalarCpu4096/nvfp4")->Arg(1)

@@ -93,6 +93,11 @@ Result<std::vector<float>> dequantize(const Recipe& r, const Quantized& q);
 Result<Quantized> quantize(const Recipe& r, std::span<const float> x, size_t rows, size_t cols,
                            std::span<const uint32_t> rbits, const Exec& exec);
 Result<std::vector<float>> dequantize(const Recipe& r, const Quantized& q, const Exec& exec);
+// dequantize(r, q, exec) written to out (q.rows x q.cols floats, row-major) instead of a new
+// vector, so a caller that keeps its buffer allocates nothing: the same bits. Result::value is
+// out. dequantize's errors, and an out of another size, are returned in Result::error (out
+// then untouched).
+Result<std::span<float>> dequantize_into(const Recipe& r, const Quantized& q, std::span<float> out, const Exec& exec);
 // The largest magnitude an element of the recipe can hold before scaling (448, 6, ...).
 // Precondition: the recipe's element format is one of its kind (mx_supported, fp8_format_error).
 float element_max(const Recipe& r);
